@@ -3,14 +3,14 @@
  * per condition, verdicts) as tables, and two charts — the per-condition changes with their
  * intervals, sorted, and every trial of every run overlaid per condition.
  */
-import type { PlotlyFigure, PlotlyTrace } from "../display/plotly";
-import { plot } from "../display/plotly";
+import { axis, PALETTE, plot, titledFigure, type PlotlyFigure, type PlotlyTrace } from "../display/plotly";
 import { escapeHtml, show } from "../display/output";
 import { tableHtml, type Row } from "../display/table";
 import { compareRuns, isCompared, type Comparison, type PairComparison } from "./compare";
 import { footnotes, formatMarkdown } from "./format";
 
-const COLORS = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2"];
+// Six of the chart colours: the seventh run takes the first one again.
+const COLORS = PALETTE.slice(0, 6);
 const pctChange = (ratio: number) => (ratio - 1) * 100;
 
 export function showRuns(c: Comparison): void {
@@ -135,23 +135,18 @@ export function changeChart(c: Comparison): PlotlyFigure {
     };
   });
   const count = Math.max(...c.pairs.map((p) => p.common));
-  return {
-    data,
-    layout: {
-      title: {
-        text: `Change against ${c.runs[0].label}, per condition (filled: distinguishable from noise, α = ${c.alpha})`,
-      },
-      xaxis: {
-        title: {
-          text: `change of the median ${c.metric.name}, % (${c.metric.higherIsBetter ? "higher" : "lower"} is better)`,
-        },
-        zeroline: true,
-      },
+  const title = `Change against ${c.runs[0].label}, per condition (filled: distinguishable from noise, α = ${c.alpha})`;
+  const better = c.metric.higherIsBetter ? "higher" : "lower";
+  return titledFigure(
+    title,
+    {
+      xaxis: axis(`change of the median ${c.metric.name}, % (${better} is better)`, { zeroline: true }),
       yaxis: { automargin: true, type: "category" },
       shapes: [{ type: "line", x0: 0, x1: 0, yref: "paper", y0: 0, y1: 1, line: { color: "#888", dash: "dot" } }],
       height: Math.max(320, 60 + 28 * count),
     },
-  };
+    data,
+  );
 }
 
 /** Every trial of every run, per condition, side by side. */
@@ -187,16 +182,16 @@ export function trialsChart(c: Comparison): PlotlyFigure {
     line: { width: 1 },
     fillcolor: "rgba(0,0,0,0)",
   }));
-  return {
-    data,
-    layout: {
-      title: { text: `Every trial, per condition (${c.metric.name})` },
+  return titledFigure(
+    `Every trial, per condition (${c.metric.name})`,
+    {
       boxmode: "group",
       xaxis: { automargin: true, type: "category", tickangle: 0, tickfont: { size: 10 } },
-      yaxis: { title: { text: `${c.metric.name} (${c.metric.unit})` }, rangemode: "tozero" },
+      yaxis: axis(`${c.metric.name} (${c.metric.unit})`),
       legend: { orientation: "h", y: -0.3 },
     },
-  };
+    data,
+  );
 }
 
 export function showCharts(c: Comparison): void {

@@ -80,3 +80,9 @@ const HTML_ENTITIES: Readonly<Record<string, string>> = {
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => HTML_ENTITIES[c] ?? c);
 }
+
+/** A note set off by a coloured bar on its left; `html` goes in as it is. */
+export function noteHtml(html: string, color: string, background: string, margin?: string): string {
+  const style = `border-left:4px solid ${color};padding:6px 10px;background:${background}`;
+  return `<div style="${style}${margin ? `;margin:${margin}` : ""}">${html}</div>`;
+}

@@ -16,6 +16,27 @@ export interface PlotlyFigure {
   readonly layout?: Readonly<Record<string, unknown>>;
 }
 
+/** The charts' colours (vega's category colours), by name and in the order a chart takes them for its series. */
+export const COLOR = {
+  blue: "#4c78a8",
+  orange: "#f58518",
+  green: "#54a24b",
+  red: "#e45756",
+  teal: "#72b7b2",
+  purple: "#b279a2",
+  brown: "#9d755d",
+} as const;
+export const PALETTE: readonly string[] = Object.values(COLOR);
+
+/** An axis titled `text`, from zero unless `more` says otherwise. */
+export const axis = (text: string, more: object = { rangemode: "tozero" }) => ({ title: { text }, ...more });
+
+/** A figure whose layout starts with its title. */
+export const titledFigure = (title: string, layout: object, data: readonly PlotlyTrace[]): PlotlyFigure => ({
+  data,
+  layout: { title: { text: title }, ...layout },
+});
+
 /** A left and a right y axis (`yaxis2`, drawn over the first), for traces with `yaxis: "y2"`. */
 export const twoAxes = (left: string, right: string, leftExtra: object = {}, rightExtra: object = {}) => ({
   yaxis: { title: { text: left }, ...leftExtra },
@@ -26,6 +47,15 @@ export const twoAxes = (left: string, right: string, leftExtra: object = {}, rig
 export const errorBars = (plus: readonly number[], minus: readonly number[]) => ({
   error_y: { type: "data", symmetric: false, array: plus, arrayminus: minus },
 });
+
+/** Error bars from each point's estimate to its interval's high and low ends; none where it has no interval. */
+export const intervalBars = (
+  intervals: readonly ({ readonly estimate: number; readonly low: number; readonly high: number } | undefined)[],
+) =>
+  errorBars(
+    intervals.map((i) => (i ? i.high - i.estimate : 0)),
+    intervals.map((i) => (i ? i.estimate - i.low : 0)),
+  );
 
 /** Buttons showing one group of traces at a time (`traceGroup[i]` is `data[i]`'s); `layoutFor` swaps layout parts. */
 export function groupButtons<G>(
@@ -156,4 +186,9 @@ export function chartBundle(figure: PlotlyFigure, height?: number): MimeBundle {
 export function plot(figure: PlotlyFigure, height?: number): void {
   if (!loaded) setupCharts();
   showBundle(chartBundle(figure, height));
+}
+
+/** Draws a figure whose layout starts with its title. */
+export function chart(title: string, layout: object, data: readonly PlotlyTrace[], height?: number): void {
+  plot(titledFigure(title, layout, data), height);
 }

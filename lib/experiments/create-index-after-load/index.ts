@@ -1,7 +1,8 @@
 /** Seed 001's load-then-index (A) against index-then-load (B), with the sweeps and counters that explain the ratio. */
 import { median } from "simple-statistics";
 import { withClient } from "../../engines/postgres/connect";
-import { escapeHtml, show } from "../../display/output";
+import { escapeHtml, noteHtml, show } from "../../display/output";
+import { COLOR } from "../../display/plotly";
 import { showTable } from "../../display/table";
 import type { ConnectionInfo, ServerSpec } from "../../targets/types";
 import { timedTrialProgress } from "../condition-groups";
@@ -130,10 +131,8 @@ export const experiment = defineExperiment({
           ? " — other work competed for the CPU, so single trials are noisy: read the medians, ranges and intervals, not one trial."
           : ".")
       : "";
-    show().html(
-      `<div style="${busy ? "border-left:4px solid #f58518;padding:6px 10px;background:#fff7ec" : "color:#555"}">` +
-        `${r.trials.length} trials in ${Math.round(r.elapsedS)} s (server start included).${escapeHtml(loadText)}</div>`,
-    );
+    const text = `${r.trials.length} trials in ${Math.round(r.elapsedS)} s (server start included).${escapeHtml(loadText)}`;
+    show().html(busy ? noteHtml(text, COLOR.orange, "#fff7ec") : `<div style="color:#555">${text}</div>`);
   },
   disk: diskNeed,
   // Each kind of trial (a load by either method, a CREATE INDEX of the sweeps) grows at its own rate.

@@ -1,6 +1,6 @@
 /** What the notebook shows, one call per section (each with its charts), so the notebook stays narrative + calls. */
 import { escapeHtml, show } from "../../display/output";
-import { errorBars, plot, type PlotlyTrace } from "../../display/plotly";
+import { axis, chart, COLOR, errorBars, intervalBars, type PlotlyTrace } from "../../display/plotly";
 import { showTable, type Row } from "../../display/table";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { counterEntries, type Counters } from "../../stats/counters";
@@ -28,10 +28,8 @@ const ab = <T>(label: string, [a, b]: readonly [T, T], cell: (x: T) => Row[strin
   [`B ${label}`]: cell(b),
 });
 
-const COLORS: Readonly<Record<Method, string>> = { load_then_index: "#4c78a8", index_then_load: "#e45756" };
-const PHASE_COLORS = { load: "#9ecae9", index: "#4c78a8", checkpoint: "#bab0ac" } as const;
-/** An axis titled `text`, from zero unless `more` says otherwise. */
-const axis = (text: string, more: object = { rangemode: "tozero" }) => ({ title: { text }, ...more });
+const COLORS: Readonly<Record<Method, string>> = { load_then_index: COLOR.blue, index_then_load: COLOR.red };
+const PHASE_COLORS = { load: "#9ecae9", index: COLOR.blue, checkpoint: "#bab0ac" } as const;
 const SECONDS_AXIS = axis("seconds");
 const LOG_ROWS = axis("rows", { type: "log" });
 const RIGHT_AXIS = { overlaying: "y", side: "right", showgrid: false };
@@ -43,9 +41,6 @@ const scatter =
   (name: string, x: Values, y: Values, more = {}) =>
     trace(name, x, y, { type: "scatter", mode, ...more });
 const [lines, markers] = [scatter("lines+markers"), scatter("markers")];
-/** A chart whose layout starts with its title. */
-const chart = (title: string, layout: object, data: readonly PlotlyTrace[]) =>
-  plot({ data, layout: { title: { text: title }, ...layout } });
 type Seconds = { readonly medianSeconds: number; readonly minSeconds: number; readonly maxSeconds: number };
 /** Min–max around the median, through `per` (µs per row in the size sweep). */
 const minMaxWhiskers = <T extends Seconds>(points: readonly T[], per = (v: number, _p: T) => v) =>
@@ -228,10 +223,10 @@ export function showCounters(s: S): void {
     ["elapsed (seed's measure)", "#bab0ac", (m) => m.medianSeconds],
     [
       "CPU, user + system: backend (log_statement_stats) + parallel workers (trace_sort)",
-      "#f58518",
+      COLOR.orange,
       (m) => m.backendCpuS ?? null,
     ],
-    ["timed I/O wait: blk read+write, WAL write+sync", "#4c78a8", (m) => sum.ioWaitMs(m.totals) / 1000],
+    ["timed I/O wait: blk read+write, WAL write+sync", COLOR.blue, (m) => sum.ioWaitMs(m.totals) / 1000],
   ];
   const data = bars.map(([name, color, f]) => trace(name, x, [a, b].map(f), { marker: { color } }));
   chart("Where the time went (headline, medians): CPU, not disk", { barmode: "group", yaxis: SECONDS_AXIS }, data);
@@ -311,11 +306,8 @@ export function showSizeSweep(s: S): void {
   chart(ratioTitle, { xaxis: LOG_ROWS, yaxis: axis("B / A, paired per repeat") }, [
     lines("this run: B / A (median of paired ratios)", x, y, {
       text: ratios.map((p) => intervalLabel(p.r)),
-      line: { color: "#54a24b" },
-      ...errorBars(
-        ratios.map((p) => p.r.high - p.r.estimate),
-        ratios.map((p) => p.r.estimate - p.r.low),
-      ),
+      line: { color: COLOR.green },
+      ...intervalBars(ratios.map((p) => p.r)),
     }),
     markers(`seed (${shortCount(seed.rows)} rows, mean of 2)`, [seed.rows], [seed.ratio], {
       marker: { symbol: "diamond-open", size: 13, color: "#222" },
@@ -367,7 +359,7 @@ export function showBuildSweep(s: S): void {
       "PostgreSQL gives each sort participant at least 32 MB, so small maintenance_work_mem launches fewer workers than asked; " +
       "a parallel build hands each worker's sorted run to the leader in a temporary file, so it writes temp files even when nothing spilled",
   });
-  const palette = ["#4c78a8", "#f58518", "#54a24b", "#b279a2", "#9d755d"];
+  const palette = [COLOR.blue, COLOR.orange, COLOR.green, COLOR.purple, COLOR.brown];
   const workers = [...new Set(s.builds.map((b) => b.parallelWorkers))].sort((x, y) => x - y);
   const data = workers.flatMap((w, i) => {
     const points = s.builds.filter((b) => b.parallelWorkers === w);

@@ -1,6 +1,6 @@
 /** What notebook 07 shows, one call per section. */
 import { flaggedCell } from "../condition-groups";
-import { errorBars, plot, twoAxes, type PlotlyTrace } from "../../display/plotly";
+import { axis, chart, COLOR, intervalBars, twoAxes, type PlotlyTrace } from "../../display/plotly";
 import { rounded as r, showTable, sortedBy, type Row } from "../../display/table";
 import { intervalLabel, OUTLIER_RULE } from "../../stats/intervals";
 import { UPDATED_COLUMNS } from "./params";
@@ -35,7 +35,7 @@ export function showSummaryTable(summaries: readonly ConditionSummary[]): void {
   });
 }
 
-const COLORS: Readonly<Record<string, string>> = { counter: "#f58518", k: "#54a24b", room: "#4c78a8" };
+const COLORS: Readonly<Record<string, string>> = { counter: COLOR.orange, k: COLOR.green, room: COLOR.blue };
 const LABELS: Readonly<Record<string, string>> = { counter: "UPDATE counter (in no index)", k: "UPDATE k (indexed)" };
 
 /** The HOT share beside the room ratio (capped at 1), what each pass wrote per row, and every pass's seconds. */
@@ -51,10 +51,7 @@ export function showCharts(summaries: readonly ConditionSummary[]): void {
       x: points.map((p) => p.fillfactor),
       y: points.map((p) => p.hotShare ?? null),
       line: { color: COLORS[points[0].column] },
-      ...errorBars(
-        points.map((p) => (p.hotShareInterval ? p.hotShareInterval.high - p.hotShareInterval.estimate : 0)),
-        points.map((p) => (p.hotShareInterval ? p.hotShareInterval.estimate - p.hotShareInterval.low : 0)),
-      ),
+      ...intervalBars(points.map((p) => p.hotShareInterval)),
     }));
   const room = byFillfactor("counter");
   if (room.length)
@@ -66,14 +63,14 @@ export function showCharts(summaries: readonly ConditionSummary[]): void {
       y: room.map((p) => (p.roomRatio === undefined ? null : Math.min(1, p.roomRatio))),
       line: { color: COLORS.room, dash: "dot" },
     });
-  plot({
-    data: share,
-    layout: {
-      title: { text: "HOT share of the UPDATE pass vs heap fillfactor" },
-      xaxis: { title: { text: "fillfactor, %" }, autorange: "reversed" },
-      yaxis: { title: { text: "share of updated rows" }, tickformat: ".0%", range: [-0.05, 1.05] },
+  chart(
+    "HOT share of the UPDATE pass vs heap fillfactor",
+    {
+      xaxis: axis("fillfactor, %", { autorange: "reversed" }),
+      yaxis: axis("share of updated rows", { tickformat: ".0%", range: [-0.05, 1.05] }),
     },
-  });
+    share,
+  );
   const sorted = [...summaries].sort((a, b) => b.fillfactor - a.fillfactor || a.column.localeCompare(b.column));
   const x = sorted.map((s) => `ff ${s.fillfactor} · ${s.column}`);
   const bar = (name: string, y: (s: ConditionSummary) => number | undefined, color: string, axis = {}) => ({
@@ -84,34 +81,27 @@ export function showCharts(summaries: readonly ConditionSummary[]): void {
     marker: { color },
     ...axis,
   });
-  plot({
-    data: [
-      bar("index entries per row (WAL B-tree records)", (s) => s.indexEntriesPerRow, "#54a24b"),
-      bar("WAL bytes per row", (s) => s.walBytesPerRow, "#4c78a8", { yaxis: "y2" }),
+  const tozero = { rangemode: "tozero" };
+  chart(
+    "What each pass wrote, per updated row",
+    { barmode: "group", ...twoAxes("index entries per row", "WAL bytes per row", tozero, tozero) },
+    [
+      bar("index entries per row (WAL B-tree records)", (s) => s.indexEntriesPerRow, COLOR.green),
+      bar("WAL bytes per row", (s) => s.walBytesPerRow, COLOR.blue, { yaxis: "y2" }),
     ],
-    layout: {
-      title: { text: "What each pass wrote, per updated row" },
-      barmode: "group",
-      ...twoAxes("index entries per row", "WAL bytes per row", { rangemode: "tozero" }, { rangemode: "tozero" }),
-    },
-  });
+  );
   // In run order, so drift and outliers show.
-  plot(
-    {
-      data: summaries.map((s) => ({
-        type: "box",
-        name: `ff ${s.fillfactor} · ${s.column}`,
-        y: s.seconds,
-        boxpoints: "all",
-        jitter: 0.3,
-        marker: { color: COLORS[s.column] },
-      })),
-      layout: {
-        title: { text: "Seconds of each trial's UPDATE pass" },
-        yaxis: { title: { text: "seconds (sum of the pass's statements)" }, rangemode: "tozero" },
-        showlegend: false,
-      },
-    },
+  chart(
+    "Seconds of each trial's UPDATE pass",
+    { yaxis: axis("seconds (sum of the pass's statements)"), showlegend: false },
+    summaries.map((s) => ({
+      type: "box",
+      name: `ff ${s.fillfactor} · ${s.column}`,
+      y: s.seconds,
+      boxpoints: "all",
+      jitter: 0.3,
+      marker: { color: COLORS[s.column] },
+    })),
     380,
   );
 }

@@ -1,6 +1,6 @@
 /** What notebook 08 shows, one call per section. */
 import { flaggedCell } from "../condition-groups";
-import { plot, twoAxes } from "../../display/plotly";
+import { axis, chart, twoAxes } from "../../display/plotly";
 import { rounded as r, showTable, sortedBy, type Row } from "../../display/table";
 import { OUTLIER_RULE } from "../../stats/intervals";
 import { quotient } from "../../stats/claim-statistics";
@@ -65,18 +65,18 @@ const PERCENTILES = [
 
 /** Batch latency, what each kind wrote, and every batch of the first round's GIN streams (the flushes stand out). */
 export function showCharts(s: readonly ConditionSummary[]): void {
-  plot({
-    data: OPERATIONS.flatMap((op) =>
+  const log = { type: "log" };
+  chart(
+    "Batch latency by index kind (median over rounds of each trial's percentile)",
+    { barmode: "group", yaxis: axis("ms per batch", log) },
+    OPERATIONS.flatMap((op) =>
       PERCENTILES.map(([name, pick]) => ({ type: "bar", name: `${op} ${name}`, ...bars(s, op, pick) })),
     ),
-    layout: {
-      title: { text: "Batch latency by index kind (median over rounds of each trial's percentile)" },
-      barmode: "group",
-      yaxis: { title: { text: "ms per batch" }, type: "log" },
-    },
-  });
-  plot({
-    data: [
+  );
+  chart(
+    "WAL per row and index size by index kind",
+    { barmode: "group", ...twoAxes("WAL bytes per row", "index KiB", { rangemode: "tozero" }, log) },
+    [
       ...OPERATIONS.map((op) => ({ type: "bar", name: `${op}: WAL B / row`, ...bars(s, op, (x) => x.walBytesPerRow) })),
       {
         type: "bar",
@@ -85,28 +85,18 @@ export function showCharts(s: readonly ConditionSummary[]): void {
         yaxis: "y2",
       },
     ],
-    layout: {
-      title: { text: "WAL per row and index size by index kind" },
-      barmode: "group",
-      ...twoAxes("WAL bytes per row", "index KiB", { rangemode: "tozero" }, { type: "log" }),
-    },
-  });
+  );
   const gin = s.filter((x) => x.operation === "insert" && x.kind.startsWith("gin"));
-  plot(
-    {
-      data: gin.map((x) => ({
-        type: "scatter",
-        mode: "lines",
-        name: x.kind,
-        x: x.series.map((_, i) => i + 1),
-        y: [...x.series],
-      })),
-      layout: {
-        title: { text: "GIN insert stream, batch by batch (first round)" },
-        xaxis: { title: { text: "batch" } },
-        yaxis: { title: { text: "ms" }, type: "log" },
-      },
-    },
+  chart(
+    "GIN insert stream, batch by batch (first round)",
+    { xaxis: axis("batch", {}), yaxis: axis("ms", log) },
+    gin.map((x) => ({
+      type: "scatter",
+      mode: "lines",
+      name: x.kind,
+      x: x.series.map((_, i) => i + 1),
+      y: [...x.series],
+    })),
     380,
   );
 }

@@ -1,7 +1,17 @@
 /** What the notebook shows, one call per section, and its plotly figures. */
 import { flaggedCell } from "../condition-groups";
-import { escapeHtml, show } from "../../display/output";
-import { errorBars, plot, twoAxes, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
+import { escapeHtml, noteHtml, show } from "../../display/output";
+import {
+  axis,
+  COLOR,
+  errorBars,
+  intervalBars,
+  plot,
+  titledFigure,
+  twoAxes,
+  type PlotlyFigure,
+  type PlotlyTrace,
+} from "../../display/plotly";
 import { rounded as r2, showTable, sortedBy, type Row } from "../../display/table";
 import { publishedFigures } from "../../results/reference";
 import { percent, shortCount } from "../../stats/format";
@@ -17,8 +27,12 @@ import { matrixSizes, type ConditionSummary } from "./summarise";
 export function showUnavailable(unavailable: ReadonlyMap<string, string>): void {
   for (const [engine, reason] of unavailable)
     show().html(
-      `<div style="border-left:4px solid #e45756;padding:6px 10px;background:#fdf2f2"><b>${escapeHtml(engine)} is not available on this machine</b>, ` +
-        `so this run shows no ${escapeHtml(engine)} results (the run is not failed). ${escapeHtml(reason)}</div>`,
+      noteHtml(
+        `<b>${escapeHtml(engine)} is not available on this machine</b>, ` +
+          `so this run shows no ${escapeHtml(engine)} results (the run is not failed). ${escapeHtml(reason)}`,
+        COLOR.red,
+        "#fdf2f2",
+      ),
     );
 }
 
@@ -152,10 +166,10 @@ export function showExplanation(summaries: readonly ConditionSummary[]): void {
 }
 
 const COLORS: Record<string, string> = {
-  insert: "#4c78a8",
-  update_nonindexed: "#f58518",
-  update_one_field: "#54a24b",
-  update_five_fields: "#e45756",
+  insert: COLOR.blue,
+  update_nonindexed: COLOR.orange,
+  update_one_field: COLOR.green,
+  update_five_fields: COLOR.red,
 };
 
 /**
@@ -174,7 +188,6 @@ function ratioChart(
   const mine = summaries.filter(
     (s) => s.engine === engine && s.fillfactor === fillfactor && (bySize ? s.extraIndexes === 5 : s.rows === rows),
   );
-  const gap = (a?: number, b?: number) => (a !== undefined && b !== undefined ? a - b : 0);
   const data = OPERATIONS.flatMap((op): PlotlyTrace[] => {
     const points = mine.filter((s) => s.operation === op).sort((a, b) => a[x] - b[x]);
     // By indexes, an operation this run did not measure shows no seed marks either.
@@ -191,12 +204,7 @@ function ratioChart(
       x: points.map((p) => p[x]),
       y: points.map((p) => p.ratio ?? null),
       line: { color },
-      ...(bySize
-        ? {}
-        : errorBars(
-            points.map((p) => gap(p.ratioInterval?.high, p.ratio)),
-            points.map((p) => gap(p.ratio, p.ratioInterval?.low)),
-          )),
+      ...(bySize ? {} : intervalBars(points.map((p) => p.ratioInterval))),
     };
     const theirs = bySize
       ? {
@@ -211,25 +219,15 @@ function ratioChart(
       ...(seed.length ? [{ type: "scatter", x: seed.map((f) => f[x]), y: seed.map((f) => f.value), ...theirs }] : []),
     ];
   });
-  return {
-    data,
-    layout: bySize
-      ? {
-          title: { text: `${engine}: ratio with 5 extra indexes vs rows (dotted: the seed)` },
-          xaxis: { title: { text: "rows" }, type: "log" },
-          yaxis: { title: { text: "time ratio vs 0 extra indexes" }, rangemode: "tozero" },
-        }
-      : {
-          title: {
-            text: `${engine}: time ratio vs extra indexes (${shortCount(rows)} rows${fillfactor ? `, fillfactor ${fillfactor}` : ""})`,
-          },
-          xaxis: { title: { text: "extra secondary indexes" }, tickvals: [0, 1, 2, 3, 4, 5] },
-          yaxis: {
-            title: { text: "median of paired ratios t / t(0 extra indexes), with its order-statistic interval" },
-            rangemode: "tozero",
-          },
-        },
-  };
+  if (bySize)
+    return titledFigure(
+      `${engine}: ratio with 5 extra indexes vs rows (dotted: the seed)`,
+      { xaxis: axis("rows", { type: "log" }), yaxis: axis("time ratio vs 0 extra indexes") },
+      data,
+    );
+  const title = `${engine}: time ratio vs extra indexes (${shortCount(rows)} rows${fillfactor ? `, fillfactor ${fillfactor}` : ""})`;
+  const yaxis = axis("median of paired ratios t / t(0 extra indexes), with its order-statistic interval");
+  return titledFigure(title, { xaxis: axis("extra secondary indexes", { tickvals: [0, 1, 2, 3, 4, 5] }), yaxis }, data);
 }
 
 /** Every trial, switchable by engine and size as the seed's HTML was: dots trials, bar the median, whisker min–max. */
@@ -292,7 +290,7 @@ function trialExplorer(summaries: readonly ConditionSummary[], metric: "seconds"
       // Trial dots over their own bar: plotly ignores a scatter's offsetgroup without it (known only with scatters).
       ...(metric === "seconds" ? { scattermode: "group" } : {}),
       updatemenus: [{ type: "dropdown", x: 1, xanchor: "right", y: 1.18, buttons }],
-      yaxis: { title: { text: metric === "seconds" ? "seconds (timed batches only)" : "ratio" }, rangemode: "tozero" },
+      yaxis: axis(metric === "seconds" ? "seconds (timed batches only)" : "ratio"),
     },
   };
 }
@@ -302,26 +300,20 @@ function fillfactorSweep(swept: readonly ConditionSummary[], rows: number): Plot
   const points = swept
     .filter((s) => s.rows === rows && s.operation === "update_nonindexed" && s.extraIndexes === 5)
     .sort((a, b) => (b.fillfactor ?? 0) - (a.fillfactor ?? 0));
-  return {
-    data: [
-      {
-        type: "bar",
-        name: "ratio vs 0 extra indexes",
-        x: points.map((p) => `ff ${p.fillfactor}`),
-        y: points.map((p) => p.ratio ?? null),
-      },
+  const x = points.map((p) => `ff ${p.fillfactor}`);
+  return titledFigure(
+    `UPDATE counter (non-indexed) with 5 extra indexes, ${shortCount(rows)} rows: fillfactor sweep`,
+    twoAxes("ratio", "HOT share", { rangemode: "tozero" }, { range: [0, 1] }),
+    [
+      { type: "bar", name: "ratio vs 0 extra indexes", x, y: points.map((p) => p.ratio ?? null) },
       {
         type: "scatter",
         mode: "lines+markers",
         name: "HOT share",
         yaxis: "y2",
-        x: points.map((p) => `ff ${p.fillfactor}`),
+        x,
         y: points.map((p) => p.hotShare ?? null),
       },
     ],
-    layout: {
-      title: { text: `UPDATE counter (non-indexed) with 5 extra indexes, ${shortCount(rows)} rows: fillfactor sweep` },
-      ...twoAxes("ratio", "HOT share", { rangemode: "tozero" }, { range: [0, 1] }),
-    },
-  };
+  );
 }

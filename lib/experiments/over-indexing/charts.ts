@@ -1,16 +1,24 @@
 /** Notebook 03's charts, built from the summaries. */
-import { errorBars, groupedFigure, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
+import {
+  axis,
+  COLOR,
+  errorBars,
+  groupedFigure,
+  titledFigure,
+  type PlotlyFigure,
+  type PlotlyTrace,
+} from "../../display/plotly";
 import { TABLES } from "./workload/schema";
 import { stepCoordinates } from "../../workloads/pgbench";
 import { quotient } from "../../stats/claim-statistics";
 import { firstRounds, levelAt, seedCurveScaledTo, type LevelSummary, type OverIndexingSummary } from "./summarise";
 
-const LEVEL_COLORS = ["#4c78a8", "#72b7b2", "#eeca3b", "#f58518", "#e45756"];
+const LEVEL_COLORS = [COLOR.blue, COLOR.teal, "#eeca3b", COLOR.orange, COLOR.red];
 const TABLE_COLORS: Record<string, string> = {
-  products: "#4c78a8",
-  warehouses: "#b279a2",
-  stock: "#f58518",
-  stock_movements: "#54a24b",
+  products: COLOR.blue,
+  warehouses: COLOR.purple,
+  stock: COLOR.orange,
+  stock_movements: COLOR.green,
 };
 
 type Line = [string, (l: LevelSummary) => number | undefined, object];
@@ -19,14 +27,8 @@ const levelLines = (x: number[], lines: Line[], y: (pick: Line[1]) => (number | 
   lines.map(([name, pick, line]) => ({ type: "scatter", mode: "lines+markers", name, x, y: y(pick), line }));
 
 /** A figure over the index levels, its y axis from 0. */
-const overLevels = (data: PlotlyTrace[], x: number[], title: string, xTitle: string, yTitle: string): PlotlyFigure => ({
-  data,
-  layout: {
-    title: { text: title },
-    xaxis: { title: { text: xTitle }, tickvals: x },
-    yaxis: { title: { text: yTitle }, rangemode: "tozero" },
-  },
-});
+const overLevels = (data: PlotlyTrace[], x: number[], title: string, xTitle: string, yTitle: string) =>
+  titledFigure(title, { xaxis: axis(xTitle, { tickvals: x }), yaxis: axis(yTitle) }, data);
 
 /** TPS vs index count, ours (median, min–max) and the seed's curve scaled to our 7-index TPS. */
 export function tpsByLevel(s: OverIndexingSummary): PlotlyFigure {
@@ -43,7 +45,7 @@ export function tpsByLevel(s: OverIndexingSummary): PlotlyFigure {
         s.levels.map((l, i) => l.tps.max - mid[i]),
         s.levels.map((l, i) => mid[i] - l.tps.min),
       ),
-      line: { color: "#4c78a8", width: 3 },
+      line: { color: COLOR.blue, width: 3 },
     },
   ];
   // Every round as a point; flagged ones (checkpoint or autovacuum inside, TPS outlier) as crosses.
@@ -59,8 +61,8 @@ export function tpsByLevel(s: OverIndexingSummary): PlotlyFigure {
       customdata: rounds.map((r) => r.key),
       hovertemplate: "%{customdata}: %{y:.0f} tps<extra></extra>",
       marker: flagged
-        ? { symbol: "x", size: 10, color: "#e45756" }
-        : { symbol: "circle-open", size: 7, color: "#4c78a8" },
+        ? { symbol: "x", size: 10, color: COLOR.red }
+        : { symbol: "circle-open", size: 7, color: COLOR.blue },
     });
   }
   const at7 = levelAt(s, 7)?.tps.median;
@@ -88,10 +90,10 @@ export function latencyByLevel(s: OverIndexingSummary): PlotlyFigure {
   const data = levelLines(
     x,
     [
-      ["average (pgbench)", (l) => l.latencyAvgMs?.median, { width: 3, color: "#4c78a8" }],
-      ["p50", (l) => l.p50Ms, { color: "#72b7b2" }],
-      ["p95", (l) => l.p95Ms, { color: "#f58518" }],
-      ["p99", (l) => l.p99Ms, { color: "#e45756" }],
+      ["average (pgbench)", (l) => l.latencyAvgMs?.median, { width: 3, color: COLOR.blue }],
+      ["p50", (l) => l.p50Ms, { color: COLOR.teal }],
+      ["p95", (l) => l.p95Ms, { color: COLOR.orange }],
+      ["p99", (l) => l.p99Ms, { color: COLOR.red }],
     ],
     (pick) => s.levels.map((l) => pick(l) ?? null),
   );
@@ -143,14 +145,8 @@ export function storageByLevel(s: OverIndexingSummary): PlotlyFigure {
     ),
     marker: { symbol: "line-ew-open", size: 30, color: "#333", line: { width: 2 } },
   });
-  return {
-    data,
-    layout: {
-      title: { text: "Storage after a round, by table and its indexes (the bar marks the size before the round)" },
-      barmode: "stack",
-      yaxis: { title: { text: "MiB" } },
-    },
-  };
+  const title = "Storage after a round, by table and its indexes (the bar marks the size before the round)";
+  return titledFigure(title, { barmode: "stack", yaxis: axis("MiB", {}) }, data);
 }
 
 /** TPS per second of every round, one line per level; a menu switches rounds. */
@@ -167,8 +163,8 @@ export function perSecond(s: OverIndexingSummary): PlotlyFigure {
       }),
   }));
   return groupedFigure(groups, "TPS per second in each round (from pgbench's transaction log)", (r) => `round ${r}`, {
-    xaxis: { title: { text: "seconds since the load started" } },
-    yaxis: { title: { text: "transactions / s" }, rangemode: "tozero" },
+    xaxis: axis("seconds since the load started", {}),
+    yaxis: axis("transactions / s"),
   });
 }
 
@@ -185,13 +181,13 @@ export function workPerTransaction(s: OverIndexingSummary): PlotlyFigure {
     x,
     [
       measured
-        ? ["B-tree leaf inserts / tx (WAL, measured)", (l) => l.btreeInsertsPerTx, { color: "#e45756" }]
-        : ["index entries / tx (model)", (l) => l.modelIndexEntriesPerTx, { color: "#e45756", dash: "dot" }],
-      ["server time / tx (pg_stat_statements)", (l) => l.serverMsPerTx, { color: "#72b7b2" }],
-      ["WAL bytes / tx", (l) => l.walBytesPerTx, { color: "#f58518" }],
-      ["blocks dirtied / tx", (l) => l.dirtiedPerTx, { color: "#54a24b" }],
-      ["index blocks touched / tx", (l) => l.indexBlocksPerTx, { color: "#b279a2" }],
-      ["time per tx (1 / TPS)", (l) => 1 / l.tps.median, { color: "#4c78a8", width: 4 }],
+        ? ["B-tree leaf inserts / tx (WAL, measured)", (l) => l.btreeInsertsPerTx, { color: COLOR.red }]
+        : ["index entries / tx (model)", (l) => l.modelIndexEntriesPerTx, { color: COLOR.red, dash: "dot" }],
+      ["server time / tx (pg_stat_statements)", (l) => l.serverMsPerTx, { color: COLOR.teal }],
+      ["WAL bytes / tx", (l) => l.walBytesPerTx, { color: COLOR.orange }],
+      ["blocks dirtied / tx", (l) => l.dirtiedPerTx, { color: COLOR.green }],
+      ["index blocks touched / tx", (l) => l.indexBlocksPerTx, { color: COLOR.purple }],
+      ["time per tx (1 / TPS)", (l) => 1 / l.tps.median, { color: COLOR.blue, width: 4 }],
     ],
     rel,
   );

@@ -1,6 +1,14 @@
 /** What notebook 04 shows, one call per section: tables, and each set's timeline (TPS, the REINDEX, blocked spans, lock
  * waits) with seed 003's sets beside ours. */
-import { groupedFigure, plot, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
+import {
+  axis,
+  COLOR,
+  groupedFigure,
+  plot,
+  titledFigure,
+  type PlotlyFigure,
+  type PlotlyTrace,
+} from "../../display/plotly";
 import { rounded, showTable, sortedBy, type Row } from "../../display/table";
 import { publishedFigures } from "../../results/reference";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
@@ -14,9 +22,9 @@ type Shape = Record<string, unknown>;
 type Runs = readonly RunSummary[];
 
 const MODES: Readonly<Record<ReindexMode, { readonly color: string; readonly label: string }>> = {
-  baseline: { color: "#4c78a8", label: "baseline (no REINDEX)" },
-  reindex: { color: "#e45756", label: "REINDEX INDEX" },
-  concurrently: { color: "#54a24b", label: "REINDEX INDEX CONCURRENTLY" },
+  baseline: { color: COLOR.blue, label: "baseline (no REINDEX)" },
+  reindex: { color: COLOR.red, label: "REINDEX INDEX" },
+  concurrently: { color: COLOR.green, label: "REINDEX INDEX CONCURRENTLY" },
 };
 
 const [r1, r3] = [1, 3].map((d) => (x: number | undefined) => rounded(x, d));
@@ -287,9 +295,9 @@ function timeline(s: ReindexSummary): PlotlyFigure {
     shapesFor,
     {
       // Anchored to the lower panel, so the shared axis and its title sit at the bottom.
-      xaxis: { title: { text: "seconds since the load started" }, anchor: "y2", range: [0, end] },
-      yaxis: { title: { text: "transactions / s" }, domain: [0.3, 1], rangemode: "tozero" },
-      yaxis2: { title: { text: "waiting" }, domain: [0, 0.22], rangemode: "tozero", dtick: 1 },
+      xaxis: axis("seconds since the load started", { anchor: "y2", range: [0, end] }),
+      yaxis: axis("transactions / s", { domain: [0.3, 1], rangemode: "tozero" }),
+      yaxis2: axis("waiting", { domain: [0, 0.22], rangemode: "tozero", dtick: 1 }),
       legend: { orientation: "h", y: -0.15 },
     },
   );
@@ -303,8 +311,8 @@ function latencyTimeline(s: ReindexSummary): PlotlyFigure {
   const lines = (runs: Runs) => shapesFor(runs).flatMap((x) => (x.type === "line" ? [{ ...x, y0: 0, y1: 1 }] : []));
   return perSetFigure(s, title, (r) => [modeLine(r, undefined, slowest(r))], lines, {
     legend: { orientation: "h", y: -0.2 },
-    xaxis: { title: { text: "seconds since the load started" }, range: [0, s.durationSeconds + 1] },
-    yaxis: { title: { text: "ms" }, type: "log" },
+    xaxis: axis("seconds since the load started", { range: [0, s.durationSeconds + 1] }),
+    yaxis: axis("ms", { type: "log" }),
   });
 }
 
@@ -327,14 +335,9 @@ function tpsBySet(s: ReindexSummary): PlotlyFigure {
     y: seed.map((x) => (mode === "baseline" ? x.baselineTps : x.reindexTps)),
     marker: { symbol: "diamond-open", size: 12, color: MODES[mode].color },
   }));
-  return {
-    data: [...barsByMode(s, "ours: ", (r) => r.tps), ...seedMarkers],
-    layout: {
-      title: { text: "TPS per set (bars: this run; diamonds: the seed, PostgreSQL 17.6 on an OCI instance)" },
-      barmode: "group",
-      yaxis: { title: { text: "tps (without initial connection time)" }, rangemode: "tozero" },
-    },
-  };
+  const title = "TPS per set (bars: this run; diamonds: the seed, PostgreSQL 17.6 on an OCI instance)";
+  const layout = { barmode: "group", yaxis: axis("tps (without initial connection time)") };
+  return titledFigure(title, layout, [...barsByMode(s, "ours: ", (r) => r.tps), ...seedMarkers]);
 }
 
 /** The accounts UPDATE's per-statement latency per set and mode, with the seed's set-1 values. */
@@ -344,12 +347,13 @@ function updateLatencyBySet(s: ReindexSummary): PlotlyFigure {
     { v: seed?.baselineUpdateMs, c: MODES.baseline.color, label: "seed baseline" },
     { v: seed?.reindexUpdateMs, c: MODES.reindex.color, label: "seed REINDEX (set 1)" },
   ].filter((x) => x.v !== undefined);
-  return {
-    data: barsByMode(s, "", (r) => r.updateAccountsMs ?? null),
-    layout: {
-      title: { text: "UPDATE pgbench_accounts: average latency per statement (pgbench -r); dotted: the seed" },
+  const title = "UPDATE pgbench_accounts: average latency per statement (pgbench -r); dotted: the seed";
+  const data = barsByMode(s, "", (r) => r.updateAccountsMs ?? null);
+  return titledFigure(
+    title,
+    {
       barmode: "group",
-      yaxis: { title: { text: "ms" }, rangemode: "tozero" },
+      yaxis: axis("ms"),
       shapes: lines.map(({ v, c, label }) => ({
         type: "line",
         xref: "paper",
@@ -361,7 +365,8 @@ function updateLatencyBySet(s: ReindexSummary): PlotlyFigure {
         label: { text: `${label} ${v} ms`, textposition: "end", yanchor: "bottom", font: { size: 10, color: c } },
       })),
     },
-  };
+    data,
+  );
 }
 
 /** What pgbench's sessions waited on, per mode (shares of sampled session states). */
@@ -380,12 +385,7 @@ function waitShares(s: ReindexSummary): PlotlyFigure {
     y: avg.map((a) => a[k] ?? 0),
     hovertemplate: "%{y:.1%}<extra>" + k + "</extra>",
   }));
-  return {
-    data,
-    layout: {
-      title: { text: "What pgbench's sessions were doing when sampled (share of samples, whole run)" },
-      barmode: "stack",
-      yaxis: { title: { text: "share of session samples" }, tickformat: ".0%", range: [0, 1] },
-    },
-  };
+  const title = "What pgbench's sessions were doing when sampled (share of samples, whole run)";
+  const yaxis = axis("share of session samples", { tickformat: ".0%", range: [0, 1] });
+  return titledFigure(title, { barmode: "stack", yaxis }, data);
 }

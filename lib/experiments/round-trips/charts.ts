@@ -1,11 +1,18 @@
 /** Notebook 05's plotly figures. */
-import { errorBars, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
+import {
+  axis,
+  COLOR,
+  errorBars,
+  PALETTE,
+  titledFigure,
+  type PlotlyFigure,
+  type PlotlyTrace,
+} from "../../display/plotly";
 import { CASE_INFO, CASES } from "./workload/cases";
 import { SYNC_LEVELS } from "./workload/replication";
 import { seedValue, SEED_CONDITIONS, SEED_LABELS } from "./seed";
 import { findEnvironment, flaggedRepeats, updated, type RoundTripsSummary } from "./summarise";
 
-const COLORS = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#9d755d"];
 const scatter = (mode: "lines" | "markers" | "lines+markers") => ({ type: "scatter", mode }) as const;
 
 /**
@@ -30,14 +37,14 @@ export function elapsedVsRtt(s: RoundTripsSummary): PlotlyFigure {
           (p) =>
             `${p.environment}: ${p.medianSeconds.toFixed(3)} s for ${p.statements.toLocaleString("en-US")} (${p.roundTrips.toLocaleString("en-US")} round trips)`,
         ),
-        line: { color: COLORS[i % COLORS.length], dash: quorum ? "dash" : "solid" },
+        line: { color: PALETTE[i % PALETTE.length], dash: quorum ? "dash" : "solid" },
         marker: { symbol: quorum ? "square" : "circle" },
       });
     }
   });
   for (const [series, label, color] of [
-    ["update_autocommit_seconds", "seed: UPDATE ×10,000 autocommit", COLORS[1]],
-    ["update_one_transaction_seconds", "seed: UPDATE ×10,000 in one transaction", COLORS[2]],
+    ["update_autocommit_seconds", "seed: UPDATE ×10,000 autocommit", PALETTE[1]],
+    ["update_one_transaction_seconds", "seed: UPDATE ×10,000 in one transaction", PALETTE[2]],
   ] as const)
     data.push({
       ...scatter("markers"),
@@ -47,18 +54,10 @@ export function elapsedVsRtt(s: RoundTripsSummary): PlotlyFigure {
       text: SEED_CONDITIONS.map((c) => SEED_LABELS[c]),
       marker: { symbol: "diamond-open", size: 12, color, line: { width: 2 } },
     });
-  return {
-    data,
-    layout: {
-      title: { text: "Seconds per 10,000 statements vs the client's round trip (slope = round trips per statement)" },
-      xaxis: {
-        title: { text: "client round trip, ms (the environment's own 10,000 × SELECT 1 time / N, the seed's measure)" },
-        rangemode: "tozero",
-      },
-      yaxis: { title: { text: "s per 10,000 statements (median)" }, rangemode: "tozero" },
-      legend: { font: { size: 10 } },
-    },
-  };
+  const title = "Seconds per 10,000 statements vs the client's round trip (slope = round trips per statement)";
+  const rtt = "client round trip, ms (the environment's own 10,000 × SELECT 1 time / N, the seed's measure)";
+  const layout = { xaxis: axis(rtt), yaxis: axis("s per 10,000 statements (median)"), legend: { font: { size: 10 } } };
+  return titledFigure(title, layout, data);
 }
 
 export function commitLatencyBySyncLevel(s: RoundTripsSummary): PlotlyFigure | undefined {
@@ -74,7 +73,7 @@ export function commitLatencyBySyncLevel(s: RoundTripsSummary): PlotlyFigure | u
         pts.map((p) => p.commitMsMax - p.commitMs),
         pts.map((p) => p.commitMs - p.commitMsMin),
       ),
-      line: { color: COLORS[i % COLORS.length] },
+      line: { color: PALETTE[i % PALETTE.length] },
     };
   });
   const local = s.sweep.filter((x) => x.level === "local");
@@ -89,14 +88,10 @@ export function commitLatencyBySyncLevel(s: RoundTripsSummary): PlotlyFigure | u
       line: { color: "#999", dash: "dot" },
     });
   }
-  return {
-    data,
-    layout: {
-      title: { text: "An autocommit UPDATE by synchronous_commit level and standby round trip (ANY 1 of 2 standbys)" },
-      xaxis: { title: { text: "primary ↔ standby round trip, ms (as reached)" }, rangemode: "tozero" },
-      yaxis: { title: { text: "ms per autocommit UPDATE (median; bars: range over repeats)" }, rangemode: "tozero" },
-    },
-  };
+  const title = "An autocommit UPDATE by synchronous_commit level and standby round trip (ANY 1 of 2 standbys)";
+  const xaxis = axis("primary ↔ standby round trip, ms (as reached)");
+  const yaxis = axis("ms per autocommit UPDATE (median; bars: range over repeats)");
+  return titledFigure(title, { xaxis, yaxis }, data);
 }
 
 /** Autocommit vs one transaction per environment, ours (scaled to 10,000) beside the seed's. */
@@ -111,7 +106,7 @@ export function autocommitVsOneTransaction(s: RoundTripsSummary): PlotlyFigure {
     name: `ours: ${which}`,
     x: envs.map((e) => e.environment),
     y: envs.map((e) => e[k].secondsPer10k),
-    marker: { color: COLORS[i + 1] },
+    marker: { color: PALETTE[i + 1] },
   }));
   // Every trial too, scaled to 10,000 statements; flagged ones (outlier, checkpoint inside) as red crosses.
   for (const [k, which] of cases) {
@@ -132,7 +127,7 @@ export function autocommitVsOneTransaction(s: RoundTripsSummary): PlotlyFigure {
       hovertemplate: `${which} %{customdata}: %{y:.2f} s<extra></extra>`,
       marker: {
         symbol: pts.map((p) => (p.flagged ? "x" : "circle-open")),
-        color: pts.map((p) => (p.flagged ? "#e45756" : "#333")),
+        color: pts.map((p) => (p.flagged ? COLOR.red : "#333")),
         size: 7,
       },
     });
@@ -155,7 +150,7 @@ export function autocommitVsOneTransaction(s: RoundTripsSummary): PlotlyFigure {
       title: {
         text: "10,000 UPDATEs: autocommit vs one transaction (diamonds: the seed's Aurora at the same-AZ / other-AZ positions)",
       },
-      yaxis: { title: { text: "s per 10,000 statements" } },
+      yaxis: axis("s per 10,000 statements", {}),
     },
   };
 }

@@ -1,6 +1,6 @@
 /** What notebook 05 shows, one call per section. */
-import { escapeHtml, show } from "../../display/output";
-import { plot } from "../../display/plotly";
+import { escapeHtml, noteHtml, show } from "../../display/output";
+import { COLOR, plot } from "../../display/plotly";
 import { showTable, type Row } from "../../display/table";
 import type { ClaimCheck } from "../../stats/claims";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
@@ -19,15 +19,13 @@ const span = (i: Interval | undefined, d = 2) =>
 const r = (x: number | undefined | null, d = 3): number | undefined =>
   x === undefined || x === null || !Number.isFinite(x) ? undefined : Number(x.toFixed(d));
 
-function note(html: string, color = "#4c78a8"): void {
-  show().html(
-    `<div style="border-left:4px solid ${color};padding:6px 10px;background:#f6f8fb;margin:6px 0">${html}</div>`,
-  );
+function note(html: string, color: string = COLOR.blue): void {
+  show().html(noteHtml(html, color, "#f6f8fb", "6px 0"));
 }
 
 export function noteLinksAndSkipped(run: RoundTripsRun): void {
   note(`<b>Links:</b> ${escapeHtml(run.network.reason)}`);
-  for (const s of run.skipped) note(`<b>Not run here:</b> ${escapeHtml(s.what)} — ${escapeHtml(s.reason)}`, "#e45756");
+  for (const s of run.skipped) note(`<b>Not run here:</b> ${escapeHtml(s.what)} — ${escapeHtml(s.reason)}`, COLOR.red);
 }
 
 /** How each link was set: target, what the machine does by itself, what was reached. */
