@@ -1,14 +1,14 @@
 /** Notebook 06's charts, built from the summary. */
-import type { PlotlyFigure, PlotlyTrace } from "../../display/plotly";
+import { axis, COLOR, titledFigure, type PlotlyFigure, type PlotlyTrace } from "../../display/plotly";
 import { stepCoordinates } from "../../workloads/pgbench";
 import type { Interval } from "../../stats/intervals";
 import { judgeIndex } from "./claims";
 import type { YourIndexesSummary } from "./summarise";
 
 const VERDICT_COLORS: Record<string, string> = {
-  costs: "#e45756",
-  "within margin": "#54a24b",
-  "speeds up": "#4c78a8",
+  costs: COLOR.red,
+  "within margin": COLOR.green,
+  "speeds up": COLOR.blue,
   inconclusive: "#bab0ac",
 };
 
@@ -24,11 +24,9 @@ const bars = (rows: readonly { name: string; i: Interval }[], scale = 1): Plotly
     arrayminus: rows.map((r) => (r.i.estimate - r.i.low) * scale),
   },
 });
-const layout = (title: string, x: string, y = "transactions / s") => ({
-  title: { text: title },
-  xaxis: { title: { text: x } },
-  yaxis: { title: { text: y }, rangemode: "tozero" },
-});
+/** A chart of transactions per second against `x`. */
+const tpsFigure = (title: string, x: string, data: readonly PlotlyTrace[]) =>
+  titledFigure(title, { xaxis: axis(x, {}), yaxis: axis("transactions / s") }, data);
 
 /** The judged indexes ranked by cost: median and interval of the paired per-round cost, the margin as a band. */
 export function costRanking(s: YourIndexesSummary): PlotlyFigure {
@@ -44,12 +42,22 @@ export function costRanking(s: YourIndexesSummary): PlotlyFigure {
     x1: m,
     y0: 0,
     y1: 1,
-    fillcolor: "#54a24b",
+    fillcolor: COLOR.green,
     opacity: 0.12,
     line: { width: 0 },
   };
-  return {
-    data: [
+  return titledFigure(
+    "Write-throughput cost of each index (1 − TPS with ÷ TPS without, paired per round)",
+    {
+      xaxis: axis("cost, % of write throughput", { zeroline: true }),
+      yaxis: { automargin: true },
+      shapes: [band],
+      annotations: [
+        { x: m, y: 1, xref: "x", yref: "paper", text: `±${m} % equivalence`, showarrow: false, yanchor: "bottom" },
+      ],
+      showlegend: false,
+    },
+    [
       {
         ...bars(ranked, 100),
         marker: { color: ranked.map((r) => VERDICT_COLORS[r.judged.judgement]) },
@@ -58,17 +66,7 @@ export function costRanking(s: YourIndexesSummary): PlotlyFigure {
         name: "cost (median of paired rounds; bars: its interval)",
       },
     ],
-    layout: {
-      title: { text: "Write-throughput cost of each index (1 − TPS with ÷ TPS without, paired per round)" },
-      xaxis: { title: { text: "cost, % of write throughput" }, zeroline: true },
-      yaxis: { automargin: true },
-      shapes: [band],
-      annotations: [
-        { x: m, y: 1, xref: "x", yref: "paper", text: `±${m} % equivalence`, showarrow: false, yanchor: "bottom" },
-      ],
-      showlegend: false,
-    },
-  };
+  );
 }
 
 /** Each read script's latency without each index ÷ with it (paired per round), on a log axis. */
@@ -85,16 +83,16 @@ export function readSlowdowns(s: YourIndexesSummary): PlotlyFigure {
       hovertemplate: `${script} without %{y}: %{x:.2f}× · %{customdata}<extra></extra>`,
     };
   });
-  return {
-    data,
-    layout: {
-      title: { text: "Each read script's latency without the index ÷ with it (paired per round)" },
-      xaxis: { title: { text: "× slower without it (log)" }, type: "log" },
+  return titledFigure(
+    "Each read script's latency without the index ÷ with it (paired per round)",
+    {
+      xaxis: axis("× slower without it (log)", { type: "log" }),
       yaxis: { automargin: true },
       barmode: "group",
       shapes: [{ type: "line", xref: "x", yref: "paper", x0: 1, x1: 1, y0: 0, y1: 1, line: { width: 1 } }],
     },
-  };
+    data,
+  );
 }
 
 export function tpsByRound(s: YourIndexesSummary): PlotlyFigure {
@@ -111,7 +109,7 @@ export function tpsByRound(s: YourIndexesSummary): PlotlyFigure {
       marker: { symbol: runs.map((r) => (r.disturbed || r.outlier ? "x" : "circle")), size: 8 },
     };
   });
-  return { data, layout: layout("TPS of every run in the order run (crosses: flagged runs)", "run (in order)") };
+  return tpsFigure("TPS of every run in the order run (crosses: flagged runs)", "run (in order)", data);
 }
 
 export function perSecond(s: YourIndexesSummary): PlotlyFigure {
@@ -124,5 +122,5 @@ export function perSecond(s: YourIndexesSummary): PlotlyFigure {
       name: r.variant,
       ...stepCoordinates(r.series, (p) => p.tps),
     }));
-  return { data, layout: layout("TPS second by second, round 1 (pgbench's transaction log)", "second of the run") };
+  return tpsFigure("TPS second by second, round 1 (pgbench's transaction log)", "second of the run", data);
 }
