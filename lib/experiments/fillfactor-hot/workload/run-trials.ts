@@ -1,7 +1,14 @@
 /** 07's trial: a fresh table, untimed setup, then one UPDATE pass in id ranges of `batchRows`, timed. */
 import type { TrialRecord } from "../../../results/run-store";
 import { counterDelta } from "../../../stats/counters";
-import { okTrial, runTrialsOn, shuffledRounds, type OrderedTrial, type PlanOnOptions } from "../../../workloads/trials";
+import {
+  nextNotOnDisk,
+  okTrial,
+  runTrialsOn,
+  shuffledRounds,
+  type OrderedTrial,
+  type PlanOnOptions,
+} from "../../../workloads/trials";
 import type { FillfactorHotParams, UpdatedColumn } from "../params";
 import type { FillfactorHotCounterKey, HotTable } from "./table";
 import { timed, type SecondsOf } from "../../../workloads/timed";
@@ -84,12 +91,7 @@ export interface RunOptions extends PlanOnOptions<HotTable, FillfactorHotConditi
 }
 
 export function runPlan(o: RunOptions): Promise<FillfactorHotTrial[]> {
-  const finished = o.store.finishedKeys();
-  const todo = o.plan.filter((p) => !finished.has(p.key));
-  const nextToRun = (planned: PlannedTrial) => {
-    const i = todo.findIndex((p) => p.key === planned.key);
-    return i < 0 ? undefined : todo[i + 1];
-  };
+  const nextToRun = nextNotOnDisk(o.plan, o.store);
   return runTrialsOn(
     o.open,
     o.plan,

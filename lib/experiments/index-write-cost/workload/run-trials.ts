@@ -14,7 +14,7 @@ import {
 import { indexedFields, type Operation } from "./operations";
 import { orderSeed, seededShuffle } from "../../../stats/order";
 import { ignored } from "../../../runtime/debug";
-import { okTrial, runTrials, type OrderedTrial, type RunTrialsOptions } from "../../../workloads/trials";
+import { nextNotOnDisk, okTrial, runTrials, type OrderedTrial, type RunTrialsOptions } from "../../../workloads/trials";
 import { SetupClock, type SecondsOf } from "../../../workloads/timed";
 
 export interface IndexWriteCondition {
@@ -184,9 +184,7 @@ export interface RunOptions {
 export async function runPlan(options: RunOptions): Promise<IndexWriteTrial[]> {
   const adapters = new Map<Engine, IndexWriteEngine>();
   let dataset: Dataset | undefined;
-  // The next trial is the next one not on disk (a resumed run skips those).
-  const finished = options.store.finishedKeys();
-  const todo = options.plan.filter((p) => !finished.has(p.key));
+  const nextToRun = nextNotOnDisk(options.plan, options.store);
   const ahead = new SetUpAhead();
   try {
     return await runTrials(
@@ -199,8 +197,7 @@ export async function runPlan(options: RunOptions): Promise<IndexWriteTrial[]> {
           dataset = undefined; // one size in memory at a time: 1M rows are ~50 MB
           dataset = makeDataset(rows, options.seed);
         }
-        const i = todo.findIndex((p) => p.key === planned.key);
-        const nextPlanned = i < 0 ? undefined : todo[i + 1];
+        const nextPlanned = nextToRun(planned);
         // Only the same size is set up ahead (one size is kept in memory).
         const next = nextPlanned?.condition.rows === rows ? { planned: nextPlanned, dataset } : undefined;
         return runTrial(db, dataset, planned, options.batchSize, options.signal, ahead, next);
