@@ -11,7 +11,7 @@ import {
 } from "../../../workloads/trials";
 import type { FillfactorHotParams, UpdatedColumn } from "../params";
 import type { FillfactorHotCounterKey, HotTable } from "./table";
-import { timed, type SecondsOf } from "../../../workloads/timed";
+import { idRanges, timed, timeUnits, roundedToMicrosecond, type SecondsOf } from "../../../workloads/timed";
 
 export interface FillfactorHotCondition {
   readonly fillfactor: number;
@@ -55,14 +55,14 @@ export async function runTrial(
   const [room, roomSeconds] = await timed(() => table.room());
   signal?.throwIfAborted();
   const [before, beforeSeconds] = await timed(() => table.counters());
-  const unitMs: number[] = [];
   let updated = 0;
-  for (let from = 1; from <= size.rows; from += size.batchRows) {
-    signal?.throwIfAborted();
-    const t0 = process.hrtime.bigint();
-    updated += await table.updateRange(column, from, Math.min(size.rows, from + size.batchRows - 1));
-    unitMs.push(Number(process.hrtime.bigint() - t0) / 1e6);
-  }
+  const unitMs = await timeUnits(
+    idRanges(size.rows, size.batchRows),
+    async ([from, to]) => {
+      updated += await table.updateRange(column, from, to);
+    },
+    { signal },
+  );
   const [after, afterSeconds] = await timed(() => table.counters());
   if (updated !== size.rows) throw new Error(`the pass updated ${updated} rows of ${size.rows}`);
   // From here this trial reads only its held WAL, so the next table loads on the loader's session.
@@ -72,7 +72,7 @@ export async function runTrial(
   ]);
   return {
     ...okTrial(planned, unitMs),
-    unitMs: unitMs.map((ms) => Math.round(ms * 1000) / 1000),
+    unitMs: roundedToMicrosecond(unitMs),
     counters: { ...counterDelta(before, after), ...room, ...records },
     ...(loadSeconds !== undefined ? { loadSeconds } : {}),
     ...(nextLoad ? { nextLoadSeconds: nextLoad[1] } : {}),

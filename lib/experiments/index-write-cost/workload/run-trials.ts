@@ -15,7 +15,7 @@ import { indexedFields, type Operation } from "./operations";
 import { orderSeed, seededShuffle } from "../../../stats/order";
 import { ignored } from "../../../runtime/debug";
 import { nextNotOnDisk, okTrial, runTrials, type OrderedTrial, type RunTrialsOptions } from "../../../workloads/trials";
-import { SetupClock, type SecondsOf } from "../../../workloads/timed";
+import { SetupClock, timeUnits, roundedToMicrosecond, type SecondsOf } from "../../../workloads/timed";
 
 export interface IndexWriteCondition {
   readonly engine: Engine;
@@ -102,14 +102,14 @@ export async function runTrial(
   if (!ahead?.take(db, planned, dataset)) await setUpTable(db, planned, dataset, clock);
   await clock.time("quiesce", async () => db.quiesce?.());
   const before = await clock.time("counters", () => db.counters());
-  const unitMs: number[] = [];
-  for (const [start, end] of batchRanges(dataset.rows, batchSize)) {
-    signal?.throwIfAborted();
-    const t0 = process.hrtime.bigint();
-    if (condition.operation === "insert") await db.insertBatch(dataset, start, end);
-    else await db.updateBatch(dataset, condition.operation, start, end);
-    unitMs.push(Number(process.hrtime.bigint() - t0) / 1e6);
-  }
+  const unitMs = await timeUnits(
+    batchRanges(dataset.rows, batchSize),
+    ([start, end]) =>
+      condition.operation === "insert"
+        ? db.insertBatch(dataset, start, end)
+        : db.updateBatch(dataset, condition.operation, start, end),
+    { signal },
+  );
   const after = await clock.time("counters", () => db.counters());
   // From here this trial only reads the WAL it held: the next trial's table is set up meanwhile.
   const [written, nextSetup] = await Promise.all([
@@ -118,7 +118,7 @@ export async function runTrial(
   ]);
   return {
     ...okTrial(planned, unitMs),
-    unitMs: unitMs.map((ms) => Math.round(ms * 1000) / 1000),
+    unitMs: roundedToMicrosecond(unitMs),
     counters: { ...counterDelta(before, after), ...written },
     startedAt,
     finishedAt: new Date().toISOString(),
