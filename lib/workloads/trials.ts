@@ -122,6 +122,22 @@ export async function runTrials<C extends object, P extends PlannedTrial<C>, T e
   return results;
 }
 
+/**
+ * Each trial's successor among those not on disk when asked (a resumed run skips those), for work set up ahead;
+ * undefined for the last and for a trial outside the plan. Ask before runTrials appends any.
+ */
+export function nextNotOnDisk<P extends { readonly key: string }>(
+  plan: readonly P[],
+  store: { finishedKeys(): ReadonlySet<string> },
+): (planned: P) => P | undefined {
+  const finished = store.finishedKeys();
+  const todo = plan.filter((p) => !finished.has(p.key));
+  return (planned) => {
+    const i = todo.findIndex((p) => p.key === planned.key);
+    return i < 0 ? undefined : todo[i + 1];
+  };
+}
+
 /** What a run's trials share (a connection, a table handle); its connection may die with a trial. */
 export interface TrialAdapter {
   close(): Promise<void>;

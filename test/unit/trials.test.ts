@@ -3,13 +3,15 @@
  * returned failed record goes on, a thrown error is recorded and ends the run with its cause kept
  * (or goes on with continueOnError), cleanup after a failure never hides the cause, an interrupt
  * is not recorded; runTrialsOn's adapter is opened lazily, reopened after a failure and always closed;
- * shuffledRounds plans every condition once a round; okTrial starts a finished trial's record.
+ * shuffledRounds plans every condition once a round; okTrial starts a finished trial's record;
+ * nextNotOnDisk names the trial after one among those not on disk.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { TrialRecord } from "../../lib/results/run-store";
 import { StallError } from "../../lib/workloads/failures";
 import {
+  nextNotOnDisk,
   okTrial,
   runTrials,
   runTrialsOn,
@@ -319,4 +321,16 @@ test("okTrial: a finished trial's record starts with its plan entry, status ok a
     status: "ok",
     seconds: 1.0005,
   });
+});
+
+test("nextNotOnDisk: the next trial not on disk when asked; none after the last, for an empty plan or a stranger", () => {
+  const onDisk = new Set(["k2", "k3"]);
+  const next = nextNotOnDisk(plan, { finishedKeys: () => onDisk });
+  assert.equal(next(plan[0])?.key, "k4", "k2 and k3 are on disk: skipped");
+  assert.equal(next(plan[3]), undefined, "the last");
+  assert.equal(next(plan[1]), undefined, "a trial on disk is not among those to run");
+  onDisk.add("k4");
+  assert.equal(next(plan[0])?.key, "k4", "what is on disk is read once, when asked");
+  assert.equal(nextNotOnDisk<PlannedTrial<C>>([], { finishedKeys: () => onDisk })(plan[0]), undefined);
+  assert.equal(nextNotOnDisk(plan, memoryStore())(plan[0])?.key, "k2");
 });

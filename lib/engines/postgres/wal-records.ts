@@ -2,6 +2,7 @@
 import { randomBytes } from "node:crypto";
 import type { Client } from "pg";
 import { ignored } from "../../runtime/debug";
+import { countersFrom, keyGuard, type Counters } from "../../stats/counters";
 import type { ConnectionInfo } from "../../targets/types";
 import { connect, endClient } from "./connect";
 
@@ -109,16 +110,23 @@ export async function withWindowWal<T>(
   }
 }
 
-/** A refusal is not asked again. */
+/** A window's WAL records by type, as counters (walRecordCountRows names them). */
+export type WalRecordKey = `walrec.${string}`;
+export const isWalRecordKey = keyGuard<WalRecordKey>([], [{ prefix: "walrec." }]);
+
+/** A refusal is not asked again. `walinspect`: whether the server has pg_walinspect; without it nothing is held. */
 export class WalWindows {
   private hold: WalHold | undefined;
   refused: string | undefined;
 
-  constructor(private readonly client: Client) {}
+  constructor(
+    private readonly client: Client,
+    private readonly walinspect = true,
+  ) {}
 
   async open(): Promise<void> {
     await this.release();
-    if (this.refused !== undefined) return;
+    if (!this.walinspect || this.refused !== undefined) return;
     const hold = await WalHold.take(this.client);
     if (typeof hold === "string") this.refused = hold;
     else this.hold = hold;
@@ -131,6 +139,20 @@ export class WalWindows {
     } finally {
       await this.release();
     }
+  }
+
+  /**
+   * The records between two WAL positions (bytes since 0/0) as counters; undefined without pg_walinspect, for an
+   * unknown or empty window, or where the count did not come (`collector` names a refused counter's source).
+   */
+  async records(
+    from: number | undefined,
+    to: number | undefined,
+    collector: string,
+  ): Promise<Counters<WalRecordKey> | undefined> {
+    if (!this.walinspect || from === undefined || to === undefined || to <= from) return undefined;
+    const rows = await this.count(from, to);
+    return rows ? countersFrom(rows, isWalRecordKey, collector) : undefined;
   }
 
   async release(): Promise<void> {

@@ -7,7 +7,7 @@ import { connect, endClient } from "../../engines/postgres/connect";
 import { tryExtension } from "../../engines/postgres/one-table-counters";
 import { okTrial, runTrialsOn, shuffledRounds, type OrderedTrial, type PlanOnOptions } from "../../workloads/trials";
 import type { IndexKind, IndexTypesParams, Operation } from "./params";
-import { timed } from "../../workloads/timed";
+import { idRanges, timed, timeUnits } from "../../workloads/timed";
 
 export interface IndexTypesCondition {
   readonly kind: IndexKind;
@@ -189,22 +189,26 @@ export async function runTrial(
   const pending = kind === "gin-fastupdate" && operation === "insert";
   const [checkpointsBefore, checkpointsSeconds] = await timed(() => table.checkpoints());
   let [{ lsn: last }, positionsSeconds] = await timed(() => table.position(pending));
-  const unitMs: number[] = [];
   const unitWalBytes: number[] = [];
   const pendingPages: number[] = [];
   let written = 0;
-  for (let from = 1, batch = 0; from <= p.rows; from += p.batchRows, batch++) {
-    signal?.throwIfAborted();
-    const to = Math.min(p.rows, from + p.batchRows - 1);
-    const t0 = process.hrtime.bigint();
-    written += await table.batch(operation, from, to, insidePredicate(batch, p.matchEvery));
-    unitMs.push(Math.round(Number(process.hrtime.bigint() - t0) / 1e3) / 1e3);
-    const [at, positionSeconds] = await timed(() => table.position(pending));
-    positionsSeconds += positionSeconds;
-    unitWalBytes.push(at.lsn - last);
-    last = at.lsn;
-    if (at.pendingPages !== undefined) pendingPages.push(at.pendingPages);
-  }
+  const unitMs = await timeUnits(
+    idRanges(p.rows, p.batchRows),
+    async ([from, to], batch) => {
+      written += await table.batch(operation, from, to, insidePredicate(batch, p.matchEvery));
+    },
+    {
+      signal,
+      roundEachToMicrosecond: true,
+      after: async () => {
+        const [at, positionSeconds] = await timed(() => table.position(pending));
+        positionsSeconds += positionSeconds;
+        unitWalBytes.push(at.lsn - last);
+        last = at.lsn;
+        if (at.pendingPages !== undefined) pendingPages.push(at.pendingPages);
+      },
+    },
+  );
   if (written !== p.rows) throw new Error(`the ${operation} batches wrote ${written} rows of ${p.rows}`);
   const t0 = process.hrtime.bigint();
   const checkpoints = (await table.checkpoints()) - checkpointsBefore;

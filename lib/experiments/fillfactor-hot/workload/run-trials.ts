@@ -1,10 +1,17 @@
 /** 07's trial: a fresh table, untimed setup, then one UPDATE pass in id ranges of `batchRows`, timed. */
 import type { TrialRecord } from "../../../results/run-store";
 import { counterDelta } from "../../../stats/counters";
-import { okTrial, runTrialsOn, shuffledRounds, type OrderedTrial, type PlanOnOptions } from "../../../workloads/trials";
+import {
+  nextNotOnDisk,
+  okTrial,
+  runTrialsOn,
+  shuffledRounds,
+  type OrderedTrial,
+  type PlanOnOptions,
+} from "../../../workloads/trials";
 import type { FillfactorHotParams, UpdatedColumn } from "../params";
 import type { FillfactorHotCounterKey, HotTable } from "./table";
-import { timed, type SecondsOf } from "../../../workloads/timed";
+import { idRanges, timed, timeUnits, roundedToMicrosecond, type SecondsOf } from "../../../workloads/timed";
 
 export interface FillfactorHotCondition {
   readonly fillfactor: number;
@@ -48,14 +55,14 @@ export async function runTrial(
   const [room, roomSeconds] = await timed(() => table.room());
   signal?.throwIfAborted();
   const [before, beforeSeconds] = await timed(() => table.counters());
-  const unitMs: number[] = [];
   let updated = 0;
-  for (let from = 1; from <= size.rows; from += size.batchRows) {
-    signal?.throwIfAborted();
-    const t0 = process.hrtime.bigint();
-    updated += await table.updateRange(column, from, Math.min(size.rows, from + size.batchRows - 1));
-    unitMs.push(Number(process.hrtime.bigint() - t0) / 1e6);
-  }
+  const unitMs = await timeUnits(
+    idRanges(size.rows, size.batchRows),
+    async ([from, to]) => {
+      updated += await table.updateRange(column, from, to);
+    },
+    { signal },
+  );
   const [after, afterSeconds] = await timed(() => table.counters());
   if (updated !== size.rows) throw new Error(`the pass updated ${updated} rows of ${size.rows}`);
   // From here this trial reads only its held WAL, so the next table loads on the loader's session.
@@ -65,7 +72,7 @@ export async function runTrial(
   ]);
   return {
     ...okTrial(planned, unitMs),
-    unitMs: unitMs.map((ms) => Math.round(ms * 1000) / 1000),
+    unitMs: roundedToMicrosecond(unitMs),
     counters: { ...counterDelta(before, after), ...room, ...records },
     ...(loadSeconds !== undefined ? { loadSeconds } : {}),
     ...(nextLoad ? { nextLoadSeconds: nextLoad[1] } : {}),
@@ -84,12 +91,7 @@ export interface RunOptions extends PlanOnOptions<HotTable, FillfactorHotConditi
 }
 
 export function runPlan(o: RunOptions): Promise<FillfactorHotTrial[]> {
-  const finished = o.store.finishedKeys();
-  const todo = o.plan.filter((p) => !finished.has(p.key));
-  const nextToRun = (planned: PlannedTrial) => {
-    const i = todo.findIndex((p) => p.key === planned.key);
-    return i < 0 ? undefined : todo[i + 1];
-  };
+  const nextToRun = nextNotOnDisk(o.plan, o.store);
   return runTrialsOn(
     o.open,
     o.plan,

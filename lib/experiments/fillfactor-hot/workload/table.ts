@@ -1,6 +1,6 @@
 /** 07's table: its load, its quiet start, the pass's statements and the counters around them. */
 import type { Client } from "pg";
-import { WalWindows } from "../../../engines/postgres/wal-records";
+import { WalWindows, type WalRecordKey } from "../../../engines/postgres/wal-records";
 import type { ConnectionInfo } from "../../../targets/types";
 import { endClient } from "../../../engines/postgres/connect";
 import {
@@ -11,7 +11,7 @@ import {
   tryExtension,
 } from "../../../engines/postgres/one-table-counters";
 import { waitForAutovacuumIdle } from "../../../engines/postgres/autovacuum";
-import { countersFrom, keyGuard, type Counters } from "../../../stats/counters";
+import { keyGuard, type Counters } from "../../../stats/counters";
 import type { UpdatedColumn } from "../params";
 import { BLOCK_BYTES } from "./page-model";
 
@@ -24,12 +24,10 @@ export type RoomLevel = "room.rows_per_page" | "room.free_bytes_per_page" | "roo
 
 /** Not `size.*`, which counterDelta keeps as a level: over the pass these are the bytes it added. */
 export type IndexSizeKey = `bytes.index.${string}`;
-export type WalRecordKey = `walrec.${string}`;
 
 export type FillfactorHotCounterKey = PassCounter | RoomLevel | IndexSizeKey | WalRecordKey;
 
 export const isPassCounterKey = keyGuard<PassCounter | IndexSizeKey>(PASS_COUNTERS, [{ prefix: "bytes.index." }]);
-export const isWalRecordKey = keyGuard<WalRecordKey>([], [{ prefix: "walrec." }]);
 
 /** Each carries one new leaf entry (a split carries the entry that caused it). */
 export const INDEX_ENTRY_RECORDS = [
@@ -55,9 +53,9 @@ export class HotTable {
     /** A session of its own, so it can run while `setup` counts a pass's WAL. */
     private readonly loader: Client,
     private readonly pgstattuple: boolean,
-    private readonly walinspect: boolean,
+    walinspect: boolean,
   ) {
-    this.wal = new WalWindows(setup);
+    this.wal = new WalWindows(setup, walinspect);
   }
 
   private loaded: string | undefined;
@@ -110,7 +108,7 @@ export class HotTable {
     await this.setup.query("CHECKPOINT");
     await waitForAutovacuumIdle(this.setup);
     // Last: the hold reserves WAL from here, so the checkpoint above frees what came before.
-    if (this.walinspect) await this.wal.open();
+    await this.wal.open();
     const t2 = process.hrtime.bigint();
     return { vacuumSeconds: Number(t1 - t0) / 1e9, checkpointSeconds: Number(t2 - t1) / 1e9 };
   }
@@ -148,10 +146,8 @@ export class HotTable {
     return readTableCounters(o, isPassCounterKey, "07 PostgreSQL counters");
   }
 
-  async walRecords(from: number | undefined, to: number | undefined): Promise<Counters<WalRecordKey> | undefined> {
-    if (!this.walinspect || from === undefined || to === undefined || to <= from) return undefined;
-    const rows = await this.wal.count(from, to);
-    return rows ? countersFrom(rows, isWalRecordKey, "07 WAL records") : undefined;
+  walRecords(from: number | undefined, to: number | undefined): Promise<Counters<WalRecordKey> | undefined> {
+    return this.wal.records(from, to, "07 WAL records");
   }
 
   async close(): Promise<void> {

@@ -4,6 +4,7 @@ import type { SpeedProbe } from "../../../stats/speed";
 import type { Engine } from "../../../targets/types";
 import { keyGuard, type Counters } from "../../../stats/counters";
 import { ONE_TABLE_COUNTER_SQL } from "../../../engines/postgres/one-table-counters";
+import type { WalRecordKey } from "../../../engines/postgres/wal-records";
 import type { MONGO_COLLECTION_LEVELS, MONGO_OPCOUNTERS, MongoWtCounter } from "../../../engines/mongodb/counters";
 import { FIELD_COUNT, type Field, type UpdateOperation } from "./operations";
 export { counterDelta } from "../../../stats/counters";
@@ -80,16 +81,14 @@ export const PG_TABLE_COUNTER_SQL = {
 } as const;
 type PgTableCounter = keyof typeof PG_TABLE_COUNTER_SQL;
 
-/** Each index's size (a level, not a counter), and the WAL records of the timed window by type (pg_walinspect). */
+/** Each index's size (a level, not a counter); WalRecordKey: the WAL records of the timed window by type. */
 type IndexSizeKey = `size.index.${string}`;
-export type WalRecordKey = `walrec.${string}`;
 
 export type PgIndexWriteCounterKey = PgTableCounter | IndexSizeKey | "server.statement_ms";
 export const isPgIndexWriteCounterKey = keyGuard<PgIndexWriteCounterKey>(
   [...(Object.keys(PG_TABLE_COUNTER_SQL) as PgTableCounter[]), "server.statement_ms"],
   [{ prefix: "size.index." }],
 );
-export const isWalRecordKey = keyGuard<WalRecordKey>([], [{ prefix: "walrec." }]);
 
 export type MongoCounterKey =
   | MongoWtCounter

@@ -1,22 +1,20 @@
 /** PostgreSQL side: the seed's table, COPY load, single-column B-trees, batches of single-row writes (a round trip). */
 import { probeOnce } from "../../../engines/postgres/speed-probe";
-import { WalWindows } from "../../../engines/postgres/wal-records";
+import { WalWindows, type WalRecordKey } from "../../../engines/postgres/wal-records";
 import type { SpeedProbe } from "../../../stats/speed";
 import { pipeline } from "node:stream/promises";
 import { Readable } from "node:stream";
 import type { Client } from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import type { ConnectionInfo } from "../../../targets/types";
-import { countersFrom, type Counters } from "../../../stats/counters";
+import type { Counters } from "../../../stats/counters";
 import {
   isPgIndexWriteCounterKey,
-  isWalRecordKey,
   PG_TABLE_COUNTER_SQL,
   type Dataset,
   type IndexWriteCounterKey,
   type IndexWriteEngine,
   type PgIndexWriteCounterKey,
-  type WalRecordKey,
 } from "./engine";
 import { byUpdate, FIELDS, type Field, type UpdateOperation } from "./operations";
 import { sendBatch } from "../../../engines/postgres/batch";
@@ -62,10 +60,10 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
     private readonly writer: Client,
     private readonly loader: Client,
     private readonly connection: ConnectionInfo,
-    private readonly walinspect: boolean,
+    walinspect: boolean,
     private readonly statements: boolean,
   ) {
-    this.wal = new WalWindows(setup);
+    this.wal = new WalWindows(setup, walinspect);
   }
 
   private readonly wal: WalWindows;
@@ -86,18 +84,14 @@ export class PostgresIndexWriteTable implements IndexWriteEngine {
     // An autovacuum of the fresh table would share the CPUs: wait (at most 30 s; an overlap is flagged).
     await waitForAutovacuumIdle(this.setup);
     // Last: the hold reserves WAL from here, so the checkpoint above frees what came before.
-    if (this.walinspect) await this.wal.open();
+    await this.wal.open();
   }
 
-  async writtenBetween(
+  writtenBetween(
     before: Counters<IndexWriteCounterKey>,
     after: Counters<IndexWriteCounterKey>,
   ): Promise<Counters<WalRecordKey> | undefined> {
-    const from = before["wal.lsn"];
-    const to = after["wal.lsn"];
-    if (!this.walinspect || from === undefined || to === undefined || to <= from) return undefined;
-    const rows = await this.wal.count(from, to);
-    return rows ? countersFrom(rows, isWalRecordKey, "01 WAL records") : undefined;
+    return this.wal.records(before["wal.lsn"], after["wal.lsn"], "01 WAL records");
   }
 
   async recreate({ fillfactor }: { readonly fillfactor: number }): Promise<void> {

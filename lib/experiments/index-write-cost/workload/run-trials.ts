@@ -14,8 +14,8 @@ import {
 import { indexedFields, type Operation } from "./operations";
 import { orderSeed, seededShuffle } from "../../../stats/order";
 import { ignored } from "../../../runtime/debug";
-import { okTrial, runTrials, type OrderedTrial, type RunTrialsOptions } from "../../../workloads/trials";
-import { SetupClock, type SecondsOf } from "../../../workloads/timed";
+import { nextNotOnDisk, okTrial, runTrials, type OrderedTrial, type RunTrialsOptions } from "../../../workloads/trials";
+import { SetupClock, timeUnits, roundedToMicrosecond, type SecondsOf } from "../../../workloads/timed";
 
 export interface IndexWriteCondition {
   readonly engine: Engine;
@@ -102,14 +102,14 @@ export async function runTrial(
   if (!ahead?.take(db, planned, dataset)) await setUpTable(db, planned, dataset, clock);
   await clock.time("quiesce", async () => db.quiesce?.());
   const before = await clock.time("counters", () => db.counters());
-  const unitMs: number[] = [];
-  for (const [start, end] of batchRanges(dataset.rows, batchSize)) {
-    signal?.throwIfAborted();
-    const t0 = process.hrtime.bigint();
-    if (condition.operation === "insert") await db.insertBatch(dataset, start, end);
-    else await db.updateBatch(dataset, condition.operation, start, end);
-    unitMs.push(Number(process.hrtime.bigint() - t0) / 1e6);
-  }
+  const unitMs = await timeUnits(
+    batchRanges(dataset.rows, batchSize),
+    ([start, end]) =>
+      condition.operation === "insert"
+        ? db.insertBatch(dataset, start, end)
+        : db.updateBatch(dataset, condition.operation, start, end),
+    { signal },
+  );
   const after = await clock.time("counters", () => db.counters());
   // From here this trial only reads the WAL it held: the next trial's table is set up meanwhile.
   const [written, nextSetup] = await Promise.all([
@@ -118,7 +118,7 @@ export async function runTrial(
   ]);
   return {
     ...okTrial(planned, unitMs),
-    unitMs: unitMs.map((ms) => Math.round(ms * 1000) / 1000),
+    unitMs: roundedToMicrosecond(unitMs),
     counters: { ...counterDelta(before, after), ...written },
     startedAt,
     finishedAt: new Date().toISOString(),
@@ -184,9 +184,7 @@ export interface RunOptions {
 export async function runPlan(options: RunOptions): Promise<IndexWriteTrial[]> {
   const adapters = new Map<Engine, IndexWriteEngine>();
   let dataset: Dataset | undefined;
-  // The next trial is the next one not on disk (a resumed run skips those).
-  const finished = options.store.finishedKeys();
-  const todo = options.plan.filter((p) => !finished.has(p.key));
+  const nextToRun = nextNotOnDisk(options.plan, options.store);
   const ahead = new SetUpAhead();
   try {
     return await runTrials(
@@ -199,8 +197,7 @@ export async function runPlan(options: RunOptions): Promise<IndexWriteTrial[]> {
           dataset = undefined; // one size in memory at a time: 1M rows are ~50 MB
           dataset = makeDataset(rows, options.seed);
         }
-        const i = todo.findIndex((p) => p.key === planned.key);
-        const nextPlanned = i < 0 ? undefined : todo[i + 1];
+        const nextPlanned = nextToRun(planned);
         // Only the same size is set up ahead (one size is kept in memory).
         const next = nextPlanned?.condition.rows === rows ? { planned: nextPlanned, dataset } : undefined;
         return runTrial(db, dataset, planned, options.batchSize, options.signal, ahead, next);

@@ -6,7 +6,7 @@ import { rotated } from "../../../stats/order";
 import type { TrialRecord } from "../../../results/run-store";
 import { pgbenchOutcome, waitForPgbenchGone, type PgbenchRunResult } from "../../../workloads/pgbench";
 import { runTrialPgbench, type PgbenchLoad } from "../../../workloads/pgbench-trial";
-import { runTrials, type PgbenchPlanOptions, type PlannedTrial } from "../../../workloads/trials";
+import { nextNotOnDisk, runTrials, type PgbenchPlanOptions, type PlannedTrial } from "../../../workloads/trials";
 import { restartServer, withAdmin } from "../../../workloads/fresh-copies";
 import { prepareRound, runDatabase, type PreparedRound, type RunSlot } from "./databases";
 import { relationSizes, tableCounters, type PgTableCounterKey } from "../../../engines/postgres/table-counters";
@@ -75,17 +75,14 @@ type Prepared = { readonly key: string; readonly slot: RunSlot; readonly prepare
 export type RoundsAhead = { made?: Prepared };
 
 export async function runRounds(o: RunRoundsOptions): Promise<OverIndexingTrial[]> {
-  // The next round is the next one not on disk (a resumed run skips those).
-  const finished = o.store.finishedKeys();
-  const todo = [...o.plan, ...(o.next ? [o.next] : [])].filter((p) => !finished.has(p.key));
+  const nextToRun = nextNotOnDisk([...o.plan, ...(o.next ? [o.next] : [])], o.store);
   const ahead = o.ahead ?? {};
   return runTrials(
     o.plan,
     async (planned) => {
       const mine = ahead.made?.key === planned.key ? ahead.made : undefined;
       ahead.made = undefined;
-      const i = todo.findIndex((p) => p.key === planned.key);
-      const next = o.settings.cloneBeside && i >= 0 ? todo[i + 1] : undefined;
+      const next = o.settings.cloneBeside ? nextToRun(planned) : undefined;
       const { trial, made } = await runRound(o, planned, mine, next);
       ahead.made = made;
       return trial;
