@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { count, fixed, kilobytes, minusFixed, percent, times } from "../../lib/stats/format";
-import { spread } from "../../lib/stats/summary";
+import { secondsSpread, spread } from "../../lib/stats/summary";
 
 test("spread: median, min, max of raw values", () => {
   const s = spread([3, 1, 2, 10]);
@@ -13,6 +13,17 @@ test("spread: median, min, max of raw values", () => {
 
 test("spread of nothing is an error, not NaN", () => {
   assert.throws(() => spread([]), /no values/);
+});
+
+test("secondsSpread: a summary's median, min and max seconds, in that order; of nothing an error", () => {
+  const s = secondsSpread([3, 1, 2, 10]);
+  assert.deepEqual(Object.entries(s), [
+    ["medianSeconds", 2.5],
+    ["minSeconds", 1],
+    ["maxSeconds", 10],
+  ]);
+  assert.deepEqual(secondsSpread([4]), { medianSeconds: 4, minSeconds: 4, maxSeconds: 4 });
+  assert.throws(() => secondsSpread([]), /no values/);
 });
 
 test("number formats: decimals, percentages and kB, with one 'n/a' for what a run does not have", () => {

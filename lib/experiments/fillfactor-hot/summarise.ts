@@ -1,7 +1,7 @@
 /** Notebook 07's figures per condition (fillfactor × updated column), from the raw trials. */
 import { median } from "simple-statistics";
 import { medianInterval } from "../../stats/intervals";
-import { medianOfFinite, spread } from "../../stats/summary";
+import { medianOfFinite, secondsSpread } from "../../stats/summary";
 import { counterEntries, type Counters } from "../../stats/counters";
 import { conditionGroups } from "../condition-groups";
 import { INDEX_ENTRY_RECORDS, type FillfactorHotCounterKey } from "./workload/table";
@@ -48,16 +48,14 @@ export function summarise(trials: readonly FillfactorHotTrial[], options: { read
       };
     });
     const shares = rounds.flatMap((r) => (r.hotShare === undefined ? [] : [r.hotShare]));
-    const s = spread((timed.length ? timed : group).map((t) => t.seconds));
+    const seconds = (timed.length ? timed : group).map((t) => t.seconds);
     return [
       {
         ...c,
         trials: group.length,
         failed,
-        medianSeconds: s.median,
-        minSeconds: s.min,
-        maxSeconds: s.max,
-        seconds: s.values,
+        ...secondsSpread(seconds),
+        seconds,
         hotShare: shares.length ? median(shares) : undefined,
         hotShareInterval: shares.length
           ? medianInterval(shares, `HOT share of the pass, ff ${c.fillfactor}, ${c.column}, one per round`)

@@ -2,7 +2,7 @@
 import type { OkOf } from "../../results/run-store";
 import { pairedRatios } from "../../stats/intervals";
 import { medianOf as intervalOf } from "../../stats/claim-statistics";
-import { spread, medianOfFinite } from "../../stats/summary";
+import { secondsSpread, medianOfFinite } from "../../stats/summary";
 import { conditionGroups } from "../condition-groups";
 import { counterEntries, type Counters as CountersOf } from "../../stats/counters";
 import type { IndexWriteCounterKey } from "./workload/engine";
@@ -56,7 +56,7 @@ export function summarise(trials: readonly IndexWriteTrial[], options: { readonl
   const byCondition = new Map(groups.filter((g) => g.kept.length).map((g) => [conditionKey(g.kept[0].condition), g]));
   return [...byCondition.values()].map(({ kept: group, failed, outlierRepeats, disturbedRepeats }) => {
     const c = group[0].condition;
-    const s = spread(group.map((t) => t.seconds));
+    const seconds = group.map((t) => t.seconds);
     const baseline = c.extraIndexes === 0 ? undefined : byCondition.get(conditionKey({ ...c, extraIndexes: 0 }))?.kept;
     const label = `paired ratios ${c.extraIndexes} / 0 extra indexes, one per repeat`;
     const paired = (pick: (t: Trial) => number | undefined) =>
@@ -68,10 +68,8 @@ export function summarise(trials: readonly IndexWriteTrial[], options: { readonl
       ...c,
       trials: group.length,
       failed,
-      medianSeconds: s.median,
-      minSeconds: s.min,
-      maxSeconds: s.max,
-      seconds: s.values,
+      ...secondsSpread(seconds),
+      seconds,
       ratio: c.extraIndexes === 0 ? 1 : ratioInterval?.estimate,
       ratioInterval,
       repeatRatios: baseline ? repeatRatios : undefined,
