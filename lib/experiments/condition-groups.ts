@@ -33,7 +33,9 @@ export type TimedConditionSummary = Readonly<
 >;
 
 /** summary.csv's columns for a condition's trials and their seconds. */
-export const secondsColumns = (s: TimedConditionSummary) => ({
+export const secondsColumns = (
+  s: Pick<TimedConditionSummary, "trials" | "failed" | "medianSeconds" | "minSeconds" | "maxSeconds">,
+) => ({
   trials: s.trials,
   failed: s.failed,
   median_s: s.medianSeconds,

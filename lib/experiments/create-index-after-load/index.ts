@@ -4,7 +4,7 @@ import { withClient } from "../../engines/postgres/connect";
 import { escapeHtml, show } from "../../display/output";
 import { showTable } from "../../display/table";
 import type { ConnectionInfo, ServerSpec } from "../../targets/types";
-import { timedTrialProgress } from "../condition-groups";
+import { secondsColumns, timedTrialProgress } from "../condition-groups";
 import { defineExperiment, serverName } from "../define";
 import { finiteOrNaN, referencesIn } from "../eta";
 import { CLAIMS } from "./claims";
@@ -176,11 +176,7 @@ function csvRows(s: CreateIndexSummary) {
       max_parallel_maintenance_workers: c.parallelWorkers,
       codes: c.codes ?? null,
       shared_buffers_mb: c.sharedBuffersMB ?? null,
-      trials: m.trials,
-      failed: m.failed,
-      median_s: m.medianSeconds,
-      min_s: m.minSeconds,
-      max_s: m.maxSeconds,
+      ...secondsColumns(m),
       load_ms: m.phaseMs.load ?? null,
       index_ms: m.phaseMs.index ?? null,
       checkpoint_ms: m.phaseMs.checkpoint ?? null,
