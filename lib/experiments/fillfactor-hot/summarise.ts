@@ -3,7 +3,7 @@ import { median } from "simple-statistics";
 import { medianInterval } from "../../stats/intervals";
 import { medianOfFinite, secondsSpread } from "../../stats/summary";
 import { counterEntries, type Counters } from "../../stats/counters";
-import { conditionGroups } from "../condition-groups";
+import { checkpointOrAutovacuumRepeats, conditionGroups } from "../condition-groups";
 import { INDEX_ENTRY_RECORDS, type FillfactorHotCounterKey } from "./workload/table";
 import { conditionKey, type FillfactorHotCondition, type FillfactorHotTrial } from "./workload/run-trials";
 
@@ -27,9 +27,7 @@ const sumOf = (c: C, prefix: string) => {
 /** An outlier is one in time only: without the flagged, its counters stay (why: docs/statistics.md). */
 export function summarise(trials: readonly FillfactorHotTrial[], options: { readonly withoutFlagged?: boolean } = {}) {
   return conditionGroups(trials, conditionKey).flatMap(({ all, failed, outlierRepeats }) => {
-    const disturbedRepeats = all
-      .filter((t) => (t.counters?.["checkpoints"] ?? 0) > 0 || (t.counters?.["table.autovacuum_count"] ?? 0) > 0)
-      .map((t) => t.repeat);
+    const disturbedRepeats = checkpointOrAutovacuumRepeats(all);
     const group = options.withoutFlagged ? all.filter((t) => !disturbedRepeats.includes(t.repeat)) : all;
     if (!group.length) return [];
     const timed = options.withoutFlagged ? group.filter((t) => !outlierRepeats.includes(t.repeat)) : group;

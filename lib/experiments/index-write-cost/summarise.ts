@@ -3,7 +3,7 @@ import type { OkOf } from "../../results/run-store";
 import { pairedRatios } from "../../stats/intervals";
 import { medianOf as intervalOf } from "../../stats/claim-statistics";
 import { secondsSpread, medianOfFinite } from "../../stats/summary";
-import { conditionGroups } from "../condition-groups";
+import { checkpointOrAutovacuumRepeats, conditionGroups } from "../condition-groups";
 import { counterEntries, type Counters as CountersOf } from "../../stats/counters";
 import type { IndexWriteCounterKey } from "./workload/engine";
 import type { Operation } from "./workload/operations";
@@ -37,9 +37,6 @@ const INDEX_INSERTS: Readonly<Record<Engine, (c: Counters) => number | undefined
   mongodb: (c) => sumOf(c, "mongo.index.", ".inserts"),
 };
 
-const disturbed = (t: IndexWriteTrial): boolean =>
-  (t.counters?.["checkpoints"] ?? 0) > 0 || (t.counters?.["table.autovacuum_count"] ?? 0) > 0;
-
 const valuesByRepeat = (group: readonly Trial[], pick: (t: Trial) => number | undefined) =>
   new Map(group.flatMap((t) => (Number.isFinite(pick(t)) ? [[t.repeat, pick(t) as number] as const] : [])));
 const serverMs = (t: Trial) => t.counters?.["server.statement_ms"];
@@ -49,7 +46,7 @@ const perRow = (n: number | undefined, rows: number, scale = 1) => (n === undefi
 export function summarise(trials: readonly IndexWriteTrial[], options: { readonly withoutFlagged?: boolean } = {}) {
   // Flags first, on every finished trial, so the sensitivity run leaves out exactly what is flagged.
   const groups = conditionGroups(trials, conditionKey).map((g) => {
-    const disturbedRepeats = g.all.filter(disturbed).map((t) => t.repeat);
+    const disturbedRepeats = checkpointOrAutovacuumRepeats(g.all);
     const out = (t: Trial) => g.outlierRepeats.includes(t.repeat) || disturbedRepeats.includes(t.repeat);
     return { ...g, disturbedRepeats, kept: options.withoutFlagged ? g.all.filter((t) => !out(t)) : g.all };
   });
