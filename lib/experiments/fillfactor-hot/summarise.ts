@@ -2,7 +2,8 @@
 import { median } from "simple-statistics";
 import { medianInterval } from "../../stats/intervals";
 import { medianOfFinite, secondsSpread } from "../../stats/summary";
-import { counterEntries, type Counters } from "../../stats/counters";
+import { sumPresentCounters, type Counters } from "../../stats/counters";
+import { walRecordCount } from "../../engines/postgres/wal-records";
 import { checkpointOrAutovacuumRepeats, conditionGroups } from "../condition-groups";
 import { INDEX_ENTRY_RECORDS, type FillfactorHotCounterKey } from "./workload/table";
 import { conditionKey, type FillfactorHotCondition, type FillfactorHotTrial } from "./workload/run-trials";
@@ -15,14 +16,7 @@ type C = Counters<FillfactorHotCounterKey>;
 const perRow = (c: C, n: number | undefined) =>
   n === undefined || !c["table.n_tup_upd"] ? undefined : n / c["table.n_tup_upd"];
 /** Every B-tree leaf entry the pass's WAL records carry; undefined without pg_walinspect. */
-const indexEntriesOf = (c: C) =>
-  counterEntries(c).some(([k]) => k.startsWith("walrec."))
-    ? INDEX_ENTRY_RECORDS.reduce((a, t) => a + (c[`walrec.${t}`] ?? 0), 0)
-    : undefined;
-const sumOf = (c: C, prefix: string) => {
-  const values = counterEntries(c).filter(([k]) => k.startsWith(prefix));
-  return values.length ? values.reduce((a, [, v]) => a + v, 0) : undefined;
-};
+const indexEntriesOf = (c: C) => walRecordCount(c, INDEX_ENTRY_RECORDS);
 
 /** An outlier is one in time only: without the flagged, its counters stay (why: docs/statistics.md). */
 export function summarise(trials: readonly FillfactorHotTrial[], options: { readonly withoutFlagged?: boolean } = {}) {
@@ -65,7 +59,7 @@ export function summarise(trials: readonly FillfactorHotTrial[], options: { read
         freeBytesPerPage: of((k) => k["room.free_bytes_per_page"]),
         versionBytes: of((k) => k["room.version_bytes"]),
         indexEntriesPerRow: of((k) => perRow(k, indexEntriesOf(k))),
-        indexBytesPerRow: of((k) => perRow(k, sumOf(k, "bytes.index."))),
+        indexBytesPerRow: of((k) => perRow(k, sumPresentCounters(k, "bytes.index."))),
         heapBytesPerRow: of((k) => perRow(k, k["bytes.heap"])),
         walBytesPerRow: of((k) => perRow(k, k["wal.bytes"])),
         fpiPer1000Rows: of((k) => 1000 * (perRow(k, k["wal.fpi"]) ?? NaN)),

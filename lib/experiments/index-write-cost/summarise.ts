@@ -4,10 +4,11 @@ import { pairedRatios } from "../../stats/intervals";
 import { medianOf as intervalOf } from "../../stats/claim-statistics";
 import { secondsSpread, medianOfFinite } from "../../stats/summary";
 import { checkpointOrAutovacuumRepeats, conditionGroups } from "../condition-groups";
-import { counterEntries, type Counters as CountersOf } from "../../stats/counters";
+import { sumPresentCounters, type Counters as CountersOf } from "../../stats/counters";
 import type { IndexWriteCounterKey } from "./workload/engine";
 import type { Operation } from "./workload/operations";
 import type { Engine } from "../../targets/engines";
+import { walRecordCount } from "../../engines/postgres/wal-records";
 import type { IndexWriteTrial } from "./workload/run-trials";
 import { conditionKey, GROWTH_INDEXES, GROWTH_OPERATIONS } from "./workload/run-trials";
 
@@ -19,22 +20,15 @@ type Trial = OkOf<IndexWriteTrial>;
 
 const medianOf = (trials: readonly Trial[], pick: (c: Counters) => number | undefined) =>
   medianOfFinite(trials.map((t) => (t.counters ? pick(t.counters) : undefined)));
-/** undefined when the trial has no such counter. */
-function sumOf(c: Counters, prefix: string, suffix = ""): number | undefined {
-  const xs = counterEntries(c).filter(([k]) => k.startsWith(prefix) && k.endsWith(suffix));
-  return xs.length ? xs.reduce((a, [, v]) => a + v, 0) : undefined;
-}
-function walrec(c: Counters, ...types: string[]): number | undefined {
-  if (sumOf(c, "walrec.") === undefined) return undefined;
-  return types.reduce((a, t) => a + (c[`walrec.${t}`] ?? 0), 0);
-}
-const HEAP_RECORDS = ["INSERT", "INSERT+INIT", "UPDATE", "HOT_UPDATE", "UPDATE+INIT", "HOT_UPDATE+INIT"];
+const HEAP_RECORDS = ["INSERT", "INSERT+INIT", "UPDATE", "HOT_UPDATE", "UPDATE+INIT", "HOT_UPDATE+INIT"].map(
+  (h) => `Heap/${h}`,
+);
 const SPLITS = ["Btree/SPLIT_L", "Btree/SPLIT_R"];
 
 /** Index entries a trial inserted, by each engine's own counters. */
 const INDEX_INSERTS: Readonly<Record<Engine, (c: Counters) => number | undefined>> = {
-  postgresql: (c) => walrec(c, "Btree/INSERT_LEAF", "Btree/INSERT_POST", ...SPLITS),
-  mongodb: (c) => sumOf(c, "mongo.index.", ".inserts"),
+  postgresql: (c) => walRecordCount(c, ["Btree/INSERT_LEAF", "Btree/INSERT_POST", ...SPLITS]),
+  mongodb: (c) => sumPresentCounters(c, "mongo.index.", ".inserts"),
 };
 
 const valuesByRepeat = (group: readonly Trial[], pick: (t: Trial) => number | undefined) =>
@@ -88,9 +82,9 @@ export function summarise(trials: readonly IndexWriteTrial[], options: { readonl
       walRecordsPerRow: medianOf(group, (k) => perRow(k["wal.records"], rows)),
       walBytesPerRow: medianOf(group, (k) => perRow(k["wal.bytes"], rows)),
       btreeInsertsPerRow: medianOf(group, (k) => perRow(INDEX_INSERTS[c.engine](k), rows)),
-      btreeSplitsPer1000: medianOf(group, (k) => perRow(walrec(k, ...SPLITS), rows, 1000)),
-      heapRecordsPerRow: medianOf(group, (k) => perRow(walrec(k, ...HEAP_RECORDS.map((h) => `Heap/${h}`)), rows)),
-      indexBytes: medianOf(group, (k) => sumOf(k, "size.index.")),
+      btreeSplitsPer1000: medianOf(group, (k) => perRow(walRecordCount(k, SPLITS), rows, 1000)),
+      heapRecordsPerRow: medianOf(group, (k) => perRow(walRecordCount(k, HEAP_RECORDS), rows)),
+      indexBytes: medianOf(group, (k) => sumPresentCounters(k, "size.index.")),
       outlierRepeats,
       disturbedRepeats,
     };
