@@ -544,6 +544,13 @@ export const stat = <S>(
 
 /** A regime factor at exactly the seed's value. */
 export const exactly = (what: string, seed: number, unit = ""): RegimeFactor => ({ what, seed, unit, within: [1, 1] });
+/** A regime factor at the seed's value or above. */
+export const atLeast = (what: string, seed: number, unit = ""): RegimeFactor => ({
+  what,
+  seed,
+  unit,
+  within: [1, Infinity],
+});
 
 /** All of `parts`, or undefined unless each has its interval. */
 export const allParts = (parts: readonly Part[]): readonly Part[] | undefined =>

@@ -15,6 +15,7 @@ import path from "node:path";
 import {
   absentUnless,
   absentWhen,
+  atLeast,
   declaration,
   decideClaim,
   declare,
@@ -378,7 +379,7 @@ test("declare fills in what a declaration may leave out: no regime, no why, no f
   assert.deepEqual([c.regime, c.why(undefined as never), c.statistic.fmt(2.5), set.notDeclared], [[], "", "2.50×", []]);
 });
 
-test("the kit: when, from, absentWhen, absentUnless, stat, exactly, and the formatters", () => {
+test("the kit: when, from, absentWhen, absentUnless, stat, exactly, atLeast, and the formatters", () => {
   assert.deepEqual(
     [when(undefined, String), when(null, String), when("", (x) => `[${x}]`), when("a", (x) => `[${x}]`)],
     ["", "", "", "[a]"],
@@ -414,6 +415,8 @@ test("the kit: when, from, absentWhen, absentUnless, stat, exactly, and the form
     ["B/A", "both", "1.23×", "1.23"],
   );
   assert.deepEqual(exactly("clients", 2), { what: "clients", seed: 2, unit: "", within: [1, 1] });
+  assert.deepEqual(atLeast("rows", 1000, "rows"), { what: "rows", seed: 1000, unit: "rows", within: [1, Infinity] });
+  assert.deepEqual(Object.keys(atLeast("ratio", 1)), ["what", "seed", "unit", "within"]);
   assert.deepEqual(
     [f0(2.5), f1(null), f2(undefined), f3(1 / 3), ms(0.5), ms(12.345, 1), ms(NaN)],
     ["3", "n/a", "n/a", "0.333", "0.500 ms", "12.3 ms", "n/a ms"],
