@@ -353,30 +353,33 @@ test("a sentence that is not a seed's says whose it is, in the claim and the sen
   );
 });
 
-test("declare fills in what a declaration may leave out: no regime, no why, no fmt, no notDeclared", () => {
-  const set = declare({
-    notebook: "test",
-    factors: {},
-    before: () => ({}),
-    after: () => ({}),
-    claims: [
-      {
-        id: "1",
-        claim: "B is slower",
-        sentence: { original: "「遅い」", figure: "no figure" },
-        kind: "direction",
-        rule: { kind: "above", margin: 1 },
-        mechanism: "per-row work",
-        regimeText: "any size",
-        howToTest: "any profile",
-        statistic: "B/A",
-        of: () => undefined,
-        needs: "both",
-      },
-    ],
-  });
+test("declare fills in what a declaration may leave out: no regime, no why, no fmt (the set's, else times), no notDeclared", () => {
+  const spec = {
+    id: "1",
+    claim: "B is slower",
+    sentence: { original: "「遅い」", figure: "no figure" },
+    kind: "direction",
+    rule: { kind: "above", margin: 1 },
+    mechanism: "per-row work",
+    regimeText: "any size",
+    howToTest: "any profile",
+    statistic: "B/A",
+    of: () => undefined,
+    needs: "both",
+  } as const;
+  const set = declare({ notebook: "test", factors: {}, before: () => ({}), after: () => ({}), claims: [spec] });
   const [c] = set.claims;
   assert.deepEqual([c.regime, c.why(undefined as never), c.statistic.fmt(2.5), set.notDeclared], [[], "", "2.50×", []]);
+  // A set's fmt stands where a claim declares none; a claim's own fmt stands over it; the set keeps no fmt.
+  const withFmt = declare({
+    ...set,
+    fmt: ratio,
+    claims: [
+      { ...spec, id: "1" },
+      { ...spec, id: "2", fmt: String },
+    ],
+  });
+  assert.deepEqual([withFmt.claims.map((x) => x.statistic.fmt(2.5)), "fmt" in withFmt], [["2.50", "2.5"], false]);
 });
 
 test("the kit: when, from, absentWhen, absentUnless, stat, exactly, atLeast, and the formatters", () => {
