@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { count, fixed, kilobytes, minusFixed, percent, times } from "../../lib/stats/format";
+import { bytesIn, count, fixed, kilobytes, minusFixed, percent, times } from "../../lib/stats/format";
 import { secondsSpread, spread } from "../../lib/stats/summary";
 
 test("spread: median, min, max of raw values", () => {
@@ -36,6 +36,14 @@ test("number formats: decimals, percentages and kB, with one 'n/a' for what a ru
     ["12.5 %", "13 %", "n/a", ""],
   );
   assert.deepEqual([kilobytes(1536), kilobytes(undefined)], ["1.5 kB", "n/a"]);
+  assert.deepEqual(
+    [bytesIn(1536, "KiB", 0), bytesIn(1023, "KiB", 0), bytesIn(3 * 2 ** 20, "MB", 1), bytesIn(0, "kB", 1)],
+    ["2 KiB", "1 KiB", "3.0 MB", "0.0 kB"],
+  );
+  assert.deepEqual(
+    [bytesIn(undefined, "MB", 1), bytesIn(NaN, "KiB", 0), bytesIn(Infinity, "kB", 1, "")],
+    ["n/a", "n/a", ""],
+  );
   assert.deepEqual([times(2.539), times(2.539, 1)], ["2.54×", "2.5×"]);
   assert.deepEqual(
     [count(100_000_000), count(1234.6), count(undefined), count(Number.NaN)],
