@@ -1,5 +1,6 @@
 /** A run's trials per condition, as the summarisers that time whole trials start from. */
 import { isOk, type OkOf, type TrialRecord } from "../results/run-store";
+import type { Counters } from "../stats/counters";
 import { outlierFlags } from "../stats/intervals";
 import { groupBy } from "../stats/summary";
 
@@ -26,6 +27,17 @@ export function conditionGroups<C extends object, T extends TrialRecord<C, strin
   });
 }
 
+/** The repeats a checkpoint or an autovacuum of the table ran in, by the trials' counters. */
+export const checkpointOrAutovacuumRepeats = (
+  trials: readonly {
+    readonly repeat: number;
+    readonly counters?: Counters<"checkpoints" | "table.autovacuum_count">;
+  }[],
+): number[] =>
+  trials
+    .filter((t) => (t.counters?.["checkpoints"] ?? 0) > 0 || (t.counters?.["table.autovacuum_count"] ?? 0) > 0)
+    .map((t) => t.repeat);
+
 /** What a condition's summary says of its timed trials, as the helpers below read it. */
 export type TimedConditionSummary = Readonly<
   Record<"trials" | "failed" | "medianSeconds" | "minSeconds" | "maxSeconds", number> &
@@ -33,7 +45,9 @@ export type TimedConditionSummary = Readonly<
 >;
 
 /** summary.csv's columns for a condition's trials and their seconds. */
-export const secondsColumns = (s: TimedConditionSummary) => ({
+export const secondsColumns = (
+  s: Pick<TimedConditionSummary, "trials" | "failed" | "medianSeconds" | "minSeconds" | "maxSeconds">,
+) => ({
   trials: s.trials,
   failed: s.failed,
   median_s: s.medianSeconds,

@@ -165,7 +165,7 @@ export interface StatisticSpec<S> {
   readonly statistic: string;
   readonly of: Statistic<S>["of"];
   readonly needs: string;
-  /** `times` ("1.23×") unless declared. */
+  /** The claim set's `fmt` unless declared, else `times` ("1.23×"). */
   readonly fmt?: (x: number) => string;
 }
 
@@ -178,6 +178,8 @@ export type ClaimSpec<P, S, K extends string = string> = Omit<Claim<P, S, K>, "r
 
 export type ClaimSetSpec<P, S, K extends string = string> = Omit<ClaimSet<P, S, K>, "claims" | "notDeclared"> & {
   readonly claims: readonly ClaimSpec<P, S, K>[];
+  /** How the claims' statistics are written where a claim does not say: `times` unless given. */
+  readonly fmt?: (x: number) => string;
   /** The seed's sentences (none where the question is the lab's): each is quoted or named not declared. */
   readonly quotes?: Quotes;
 };
@@ -215,7 +217,7 @@ const noWhy = () => "";
 
 /** Fills in what a declaration left out; no regime band may equal its rule's (within 10 %). */
 export function declare<P, S, K extends string>(spec: ClaimSetSpec<P, S, K>): ClaimSet<P, S, K> {
-  const { quotes, ...rest } = spec;
+  const { quotes, fmt: setFmt = times, ...rest } = spec;
   const set: ClaimSet<P, S, K> = {
     ...rest,
     notDeclared: quotes?.notDeclared ?? [],
@@ -223,7 +225,7 @@ export function declare<P, S, K extends string>(spec: ClaimSetSpec<P, S, K>): Cl
       ...c,
       regime: c.regime ?? [],
       why: c.why ?? noWhy,
-      statistic: { text, of, needs, fmt: fmt ?? times },
+      statistic: { text, of, needs, fmt: fmt ?? setFmt },
     })),
   };
   const problems: string[] = [];
@@ -544,6 +546,13 @@ export const stat = <S>(
 
 /** A regime factor at exactly the seed's value. */
 export const exactly = (what: string, seed: number, unit = ""): RegimeFactor => ({ what, seed, unit, within: [1, 1] });
+/** A regime factor at the seed's value or above. */
+export const atLeast = (what: string, seed: number, unit = ""): RegimeFactor => ({
+  what,
+  seed,
+  unit,
+  within: [1, Infinity],
+});
 
 /** All of `parts`, or undefined unless each has its interval. */
 export const allParts = (parts: readonly Part[]): readonly Part[] | undefined =>

@@ -42,8 +42,15 @@ export function counterEntries(c: Counters | undefined): [string, number][] {
   return Object.entries(c ?? {}).flatMap(([k, v]) => (v === undefined ? [] : [[k, v] as [string, number]]));
 }
 
+/** The sum of the counters named prefix…suffix; undefined when there is none (one the run did not collect). */
+export function sumPresentCounters(c: Counters | undefined, prefix: string, suffix = ""): number | undefined {
+  const xs = counterEntries(c).filter(([k]) => k.startsWith(prefix) && k.endsWith(suffix));
+  return xs.length ? xs.reduce((a, [, v]) => a + v, 0) : undefined;
+}
+
+/** As sumPresentCounters, 0 when there is none. */
 export function sumCounters(c: Counters | undefined, prefix: string, suffix = ""): number {
-  return counterEntries(c).reduce((a, [k, v]) => (k.startsWith(prefix) && k.endsWith(suffix) ? a + v : a), 0);
+  return sumPresentCounters(c, prefix, suffix) ?? 0;
 }
 
 /** "size.*" keys are levels, so the value after is kept. */

@@ -40,10 +40,14 @@ export function percent(x: number | undefined, digits = 0, na = "n/a"): string {
   return x === undefined || !Number.isFinite(x) ? na : `${(x * 100).toFixed(digits)} %`;
 }
 
-/** kB = 1,024 bytes. */
-export function kilobytes(x: number | undefined, na = "n/a"): string {
-  return x === undefined || !Number.isFinite(x) ? na : `${(x / 1024).toFixed(1)} kB`;
+/** Bytes at `digits` in kB or KiB (1,024 bytes) or MB (1,024²). */
+export function bytesIn(x: number | undefined, unit: "kB" | "KiB" | "MB", digits: number, na = "n/a"): string {
+  return x === undefined || !Number.isFinite(x)
+    ? na
+    : `${(x / (unit === "MB" ? 2 ** 20 : 1024)).toFixed(digits)} ${unit}`;
 }
+
+export const kilobytes = (x: number | undefined, na = "n/a"): string => bytesIn(x, "kB", 1, na);
 
 export const times = (x: number, digits = 2): string => `${x.toFixed(digits)}×`;
 

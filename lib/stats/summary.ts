@@ -9,10 +9,8 @@ export interface Spread {
   readonly values: readonly number[];
 }
 
-export interface TrialSeconds {
-  readonly trials: number;
-  readonly failed: number;
-  readonly seconds: readonly number[];
+/** A condition's trial times as its summary names them. */
+export interface SecondsSpread {
   readonly medianSeconds: number;
   readonly minSeconds: number;
   readonly maxSeconds: number;
@@ -27,6 +25,12 @@ export function medianOfFinite(values: readonly (number | undefined)[]): number 
 export function spread(values: readonly number[]): Spread {
   if (values.length === 0) throw new Error("spread() of no values");
   return { n: values.length, median: median([...values]), min: Math.min(...values), max: Math.max(...values), values };
+}
+
+/** The spread of trial times as a summary names it; the values themselves stay where each summary puts them. */
+export function secondsSpread(seconds: readonly number[]): SecondsSpread {
+  const s = spread(seconds);
+  return { medianSeconds: s.median, minSeconds: s.min, maxSeconds: s.max };
 }
 
 /** Groups by a string key, keeping first-seen order. */

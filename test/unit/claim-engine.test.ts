@@ -15,6 +15,7 @@ import path from "node:path";
 import {
   absentUnless,
   absentWhen,
+  atLeast,
   declaration,
   decideClaim,
   declare,
@@ -352,33 +353,36 @@ test("a sentence that is not a seed's says whose it is, in the claim and the sen
   );
 });
 
-test("declare fills in what a declaration may leave out: no regime, no why, no fmt, no notDeclared", () => {
-  const set = declare({
-    notebook: "test",
-    factors: {},
-    before: () => ({}),
-    after: () => ({}),
-    claims: [
-      {
-        id: "1",
-        claim: "B is slower",
-        sentence: { original: "「遅い」", figure: "no figure" },
-        kind: "direction",
-        rule: { kind: "above", margin: 1 },
-        mechanism: "per-row work",
-        regimeText: "any size",
-        howToTest: "any profile",
-        statistic: "B/A",
-        of: () => undefined,
-        needs: "both",
-      },
-    ],
-  });
+test("declare fills in what a declaration may leave out: no regime, no why, no fmt (the set's, else times), no notDeclared", () => {
+  const spec = {
+    id: "1",
+    claim: "B is slower",
+    sentence: { original: "「遅い」", figure: "no figure" },
+    kind: "direction",
+    rule: { kind: "above", margin: 1 },
+    mechanism: "per-row work",
+    regimeText: "any size",
+    howToTest: "any profile",
+    statistic: "B/A",
+    of: () => undefined,
+    needs: "both",
+  } as const;
+  const set = declare({ notebook: "test", factors: {}, before: () => ({}), after: () => ({}), claims: [spec] });
   const [c] = set.claims;
   assert.deepEqual([c.regime, c.why(undefined as never), c.statistic.fmt(2.5), set.notDeclared], [[], "", "2.50×", []]);
+  // A set's fmt stands where a claim declares none; a claim's own fmt stands over it; the set keeps no fmt.
+  const withFmt = declare({
+    ...set,
+    fmt: ratio,
+    claims: [
+      { ...spec, id: "1" },
+      { ...spec, id: "2", fmt: String },
+    ],
+  });
+  assert.deepEqual([withFmt.claims.map((x) => x.statistic.fmt(2.5)), "fmt" in withFmt], [["2.50", "2.5"], false]);
 });
 
-test("the kit: when, from, absentWhen, absentUnless, stat, exactly, and the formatters", () => {
+test("the kit: when, from, absentWhen, absentUnless, stat, exactly, atLeast, and the formatters", () => {
   assert.deepEqual(
     [when(undefined, String), when(null, String), when("", (x) => `[${x}]`), when("a", (x) => `[${x}]`)],
     ["", "", "", "[a]"],
@@ -414,6 +418,8 @@ test("the kit: when, from, absentWhen, absentUnless, stat, exactly, and the form
     ["B/A", "both", "1.23×", "1.23"],
   );
   assert.deepEqual(exactly("clients", 2), { what: "clients", seed: 2, unit: "", within: [1, 1] });
+  assert.deepEqual(atLeast("rows", 1000, "rows"), { what: "rows", seed: 1000, unit: "rows", within: [1, Infinity] });
+  assert.deepEqual(Object.keys(atLeast("ratio", 1)), ["what", "seed", "unit", "within"]);
   assert.deepEqual(
     [f0(2.5), f1(null), f2(undefined), f3(1 / 3), ms(0.5), ms(12.345, 1), ms(NaN)],
     ["3", "n/a", "n/a", "0.333", "0.500 ms", "12.3 ms", "n/a ms"],

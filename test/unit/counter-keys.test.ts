@@ -12,6 +12,7 @@ import {
   countersFrom,
   keyGuard,
   sumCounters,
+  sumPresentCounters,
   type Counters,
 } from "../../lib/stats/counters";
 import {
@@ -109,6 +110,21 @@ test("deltas keep levels; entries and sums skip what is absent", () => {
     "wal.sync": undefined,
   };
   assert.equal(sumCounters(io, "io.client backend.", ".reads"), 5);
+  // None by that name: undefined where a sum may be absent, 0 where it may not; one at 0 is present.
+  assert.deepEqual(
+    [sumPresentCounters(io, "io.client backend.", ".reads"), sumPresentCounters(io, "io.", ".writes")],
+    [5, 5],
+  );
+  assert.deepEqual(
+    [
+      sumPresentCounters(io, "wal."),
+      sumPresentCounters(undefined, ""),
+      sumCounters(io, "wal."),
+      sumCounters(undefined, ""),
+    ],
+    [undefined, undefined, 0, 0],
+  );
+  assert.equal(sumPresentCounters({ "wal.sync": 0 }, "wal."), 0);
   assert.deepEqual(
     counterEntries(io).map(([k]) => k),
     Object.keys(io).filter((k) => k !== "wal.sync"),

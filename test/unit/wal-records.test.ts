@@ -1,12 +1,12 @@
 /**
  * WalWindows.records at its margins, on a scripted client (no server): no pg_walinspect, an unknown or empty window
  * ask nothing; a counted window comes back as `walrec.*` counters; a window whose WAL is gone has none; the hold
- * is only asked for where pg_walinspect is.
+ * is only asked for where pg_walinspect is; walRecordCount sums named record types.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "pg";
-import { isWalRecordKey, WalWindows } from "../../lib/engines/postgres/wal-records";
+import { isWalRecordKey, walRecordCount, WalWindows } from "../../lib/engines/postgres/wal-records";
 
 /** Answers the flush, the flushed position (`flushed`) and pg_get_wal_stats (`types`); logs every query. */
 function scripted(flushed: number, types: Record<string, string>) {
@@ -69,4 +69,13 @@ test("open: asks for a hold only where pg_walinspect is, and a refusal is not as
   await windows.open();
   assert.equal(windows.refused, "permission denied");
   assert.equal(queries.filter((q) => q.includes("replication_slot")).length, 1);
+});
+
+test("walRecordCount: the named record types summed, a type not seen 0; undefined where no WAL record was counted", () => {
+  const c = { "walrec.Btree/INSERT_LEAF": 7, "walrec.Btree/SPLIT_L": 2, "walrec.Heap/INSERT": 5, "wal.bytes": 900 };
+  assert.equal(walRecordCount(c, ["Btree/INSERT_LEAF", "Btree/SPLIT_L", "Btree/SPLIT_R"]), 9);
+  assert.equal(walRecordCount(c, ["Btree/SPLIT_R"]), 0);
+  assert.equal(walRecordCount(c, []), 0);
+  assert.equal(walRecordCount({ "wal.bytes": 900 }, ["Btree/INSERT_LEAF"]), undefined);
+  assert.equal(walRecordCount({}, []), undefined);
 });

@@ -2,7 +2,7 @@
 import { randomBytes } from "node:crypto";
 import type { Client } from "pg";
 import { ignored } from "../../runtime/debug";
-import { countersFrom, keyGuard, type Counters } from "../../stats/counters";
+import { countersFrom, keyGuard, sumPresentCounters, type Counters } from "../../stats/counters";
 import type { ConnectionInfo } from "../../targets/types";
 import { connect, endClient } from "./connect";
 
@@ -204,4 +204,10 @@ export async function walRecordCountRows(
     if (isWalRemoved(error)) return undefined;
     throw error;
   }
+}
+
+/** The `walrec.<type>` counters of `types` summed; undefined if the trial counted no WAL record (no pg_walinspect). */
+export function walRecordCount(c: Counters, types: readonly string[]): number | undefined {
+  if (sumPresentCounters(c, "walrec.") === undefined) return undefined;
+  return types.reduce((a, t) => a + (c[`walrec.${t}`] ?? 0), 0);
 }

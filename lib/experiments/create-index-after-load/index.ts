@@ -5,7 +5,7 @@ import { escapeHtml, noteHtml, show } from "../../display/output";
 import { COLOR } from "../../display/plotly";
 import { showTable } from "../../display/table";
 import type { ConnectionInfo, ServerSpec } from "../../targets/types";
-import { timedTrialProgress } from "../condition-groups";
+import { secondsColumns, timedTrialProgress } from "../condition-groups";
 import { defineExperiment, serverName } from "../define";
 import { finiteOrNaN, referencesIn } from "../eta";
 import { CLAIMS } from "./claims";
@@ -175,11 +175,7 @@ function csvRows(s: CreateIndexSummary) {
       max_parallel_maintenance_workers: c.parallelWorkers,
       codes: c.codes ?? null,
       shared_buffers_mb: c.sharedBuffersMB ?? null,
-      trials: m.trials,
-      failed: m.failed,
-      median_s: m.medianSeconds,
-      min_s: m.minSeconds,
-      max_s: m.maxSeconds,
+      ...secondsColumns(m),
       load_ms: m.phaseMs.load ?? null,
       index_ms: m.phaseMs.index ?? null,
       checkpoint_ms: m.phaseMs.checkpoint ?? null,

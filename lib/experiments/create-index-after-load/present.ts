@@ -5,6 +5,7 @@ import { showTable, type Row } from "../../display/table";
 import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
 import { counterEntries, type Counters } from "../../stats/counters";
 import { count, f0, f2, shortCount, times } from "../../stats/format";
+import type { SecondsSpread } from "../../stats/summary";
 import { METHOD_LABELS, METHODS, type Method } from "./workload/plan";
 import { checkpoints, type CreateIndexCounterKey, type PhaseName } from "./workload/session";
 import { seedFigures } from "./seed";
@@ -20,7 +21,7 @@ const perRowUs = (seconds: number | undefined, rows: number) =>
 const short = (m: Method) => (m === "load_then_index" ? "A" : "B");
 const ratioCell = (i: Interval | undefined) =>
   i ? `${f2(i.estimate)} [${f2(i.low)}–${f2(i.high)}] ${intervalLabel(i)}` : "";
-const minMax = (x: Seconds) => `${f2(x.minSeconds)}–${f2(x.maxSeconds)}`;
+const minMax = (x: SecondsSpread) => `${f2(x.minSeconds)}–${f2(x.maxSeconds)}`;
 const sides = (p: sum.PairSummary | undefined) => [p?.a, p?.b].filter((m): m is M => m !== undefined);
 /** "A <label>" and "B <label>" columns, `cell` of each side. */
 const ab = <T>(label: string, [a, b]: readonly [T, T], cell: (x: T) => Row[string]) => ({
@@ -41,9 +42,8 @@ const scatter =
   (name: string, x: Values, y: Values, more = {}) =>
     trace(name, x, y, { type: "scatter", mode, ...more });
 const [lines, markers] = [scatter("lines+markers"), scatter("markers")];
-type Seconds = { readonly medianSeconds: number; readonly minSeconds: number; readonly maxSeconds: number };
 /** Min–max around the median, through `per` (µs per row in the size sweep). */
-const minMaxWhiskers = <T extends Seconds>(points: readonly T[], per = (v: number, _p: T) => v) =>
+const minMaxWhiskers = <T extends SecondsSpread>(points: readonly T[], per = (v: number, _p: T) => v) =>
   errorBars(
     points.map((p) => per(p.maxSeconds - p.medianSeconds, p)),
     points.map((p) => per(p.medianSeconds - p.minSeconds, p)),

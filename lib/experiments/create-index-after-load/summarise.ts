@@ -5,7 +5,7 @@ import { flaggedUnits, medianOf, quotient } from "../../stats/claim-statistics";
 import type { Without } from "../../stats/claim-engine";
 import { count } from "../../stats/format";
 import { isOk, type OkOf } from "../../results/run-store";
-import { groupBy, spread, medianOfFinite } from "../../stats/summary";
+import { groupBy, secondsSpread, medianOfFinite } from "../../stats/summary";
 import { counterEntries, type Counters } from "../../stats/counters";
 import type { CreateIndexAfterLoadParams } from "./params";
 import { conditionKey, type Method, type TrialKind } from "./workload/plan";
@@ -69,8 +69,8 @@ const medianTrial = (trials: readonly OkTrial[]) =>
   [...trials].sort((x, y) => x.seconds - y.seconds)[Math.floor((trials.length - 1) / 2)];
 
 function timing(group: readonly OkTrial[]) {
-  const s = spread(group.map((t) => t.seconds));
-  return { seconds: s.values, medianSeconds: s.median, minSeconds: s.min, maxSeconds: s.max };
+  const seconds = group.map((t) => t.seconds);
+  return { seconds, ...secondsSpread(seconds) };
 }
 
 function summariseMethod(group: readonly OkTrial[], failed: number) {

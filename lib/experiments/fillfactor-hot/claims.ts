@@ -1,5 +1,5 @@
 /** Notebook 07's claims: PostgreSQL's documented fillfactor and HOT (quotes.json), in the regime of the page's room. */
-import { allParts, declare, from, readQuotes, someParts, stat, type ClaimSet } from "../../stats/claim-engine";
+import { allParts, atLeast, declare, from, readQuotes, someParts, stat, type ClaimSet } from "../../stats/claim-engine";
 import { medianOf, pairedQuotient } from "../../stats/claim-statistics";
 import { f0, f1, f2, f3, percent as pct } from "../../stats/format";
 import type { FillfactorHotParams } from "./params";
@@ -61,7 +61,7 @@ export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = decla
   factors: {
     // noRoom: the reserved space cannot hold a new version of every row on the page; room: it can.
     noRoom: { what: "room ratio", seed: 1, unit: "", within: [0, 0.99], source: THRESHOLD },
-    room: { what: "room ratio of the HOT pass", seed: 1, unit: "", within: [1, Infinity], source: THRESHOLD },
+    room: { ...atLeast("room ratio of the HOT pass", 1), source: THRESHOLD },
   },
   before: (p) => {
     const rooms = [...p.fillfactors].sort((a, b) => b - a).map((ff) => plannedRoom(ff, p.padBytes).ratio);

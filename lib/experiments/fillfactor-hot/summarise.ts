@@ -1,9 +1,10 @@
 /** Notebook 07's figures per condition (fillfactor × updated column), from the raw trials. */
 import { median } from "simple-statistics";
 import { medianInterval } from "../../stats/intervals";
-import { medianOfFinite, spread } from "../../stats/summary";
-import { counterEntries, type Counters } from "../../stats/counters";
-import { conditionGroups } from "../condition-groups";
+import { medianOfFinite, secondsSpread } from "../../stats/summary";
+import { sumPresentCounters, type Counters } from "../../stats/counters";
+import { walRecordCount } from "../../engines/postgres/wal-records";
+import { checkpointOrAutovacuumRepeats, conditionGroups } from "../condition-groups";
 import { INDEX_ENTRY_RECORDS, type FillfactorHotCounterKey } from "./workload/table";
 import { conditionKey, type FillfactorHotCondition, type FillfactorHotTrial } from "./workload/run-trials";
 
@@ -15,21 +16,12 @@ type C = Counters<FillfactorHotCounterKey>;
 const perRow = (c: C, n: number | undefined) =>
   n === undefined || !c["table.n_tup_upd"] ? undefined : n / c["table.n_tup_upd"];
 /** Every B-tree leaf entry the pass's WAL records carry; undefined without pg_walinspect. */
-const indexEntriesOf = (c: C) =>
-  counterEntries(c).some(([k]) => k.startsWith("walrec."))
-    ? INDEX_ENTRY_RECORDS.reduce((a, t) => a + (c[`walrec.${t}`] ?? 0), 0)
-    : undefined;
-const sumOf = (c: C, prefix: string) => {
-  const values = counterEntries(c).filter(([k]) => k.startsWith(prefix));
-  return values.length ? values.reduce((a, [, v]) => a + v, 0) : undefined;
-};
+const indexEntriesOf = (c: C) => walRecordCount(c, INDEX_ENTRY_RECORDS);
 
 /** An outlier is one in time only: without the flagged, its counters stay (why: docs/statistics.md). */
 export function summarise(trials: readonly FillfactorHotTrial[], options: { readonly withoutFlagged?: boolean } = {}) {
   return conditionGroups(trials, conditionKey).flatMap(({ all, failed, outlierRepeats }) => {
-    const disturbedRepeats = all
-      .filter((t) => (t.counters?.["checkpoints"] ?? 0) > 0 || (t.counters?.["table.autovacuum_count"] ?? 0) > 0)
-      .map((t) => t.repeat);
+    const disturbedRepeats = checkpointOrAutovacuumRepeats(all);
     const group = options.withoutFlagged ? all.filter((t) => !disturbedRepeats.includes(t.repeat)) : all;
     if (!group.length) return [];
     const timed = options.withoutFlagged ? group.filter((t) => !outlierRepeats.includes(t.repeat)) : group;
@@ -48,16 +40,14 @@ export function summarise(trials: readonly FillfactorHotTrial[], options: { read
       };
     });
     const shares = rounds.flatMap((r) => (r.hotShare === undefined ? [] : [r.hotShare]));
-    const s = spread((timed.length ? timed : group).map((t) => t.seconds));
+    const seconds = (timed.length ? timed : group).map((t) => t.seconds);
     return [
       {
         ...c,
         trials: group.length,
         failed,
-        medianSeconds: s.median,
-        minSeconds: s.min,
-        maxSeconds: s.max,
-        seconds: s.values,
+        ...secondsSpread(seconds),
+        seconds,
         hotShare: shares.length ? median(shares) : undefined,
         hotShareInterval: shares.length
           ? medianInterval(shares, `HOT share of the pass, ff ${c.fillfactor}, ${c.column}, one per round`)
@@ -69,7 +59,7 @@ export function summarise(trials: readonly FillfactorHotTrial[], options: { read
         freeBytesPerPage: of((k) => k["room.free_bytes_per_page"]),
         versionBytes: of((k) => k["room.version_bytes"]),
         indexEntriesPerRow: of((k) => perRow(k, indexEntriesOf(k))),
-        indexBytesPerRow: of((k) => perRow(k, sumOf(k, "bytes.index."))),
+        indexBytesPerRow: of((k) => perRow(k, sumPresentCounters(k, "bytes.index."))),
         heapBytesPerRow: of((k) => perRow(k, k["bytes.heap"])),
         walBytesPerRow: of((k) => perRow(k, k["wal.bytes"])),
         fpiPer1000Rows: of((k) => 1000 * (perRow(k, k["wal.fpi"]) ?? NaN)),

@@ -1,6 +1,6 @@
 /** Notebook 08's claims: PostgreSQL's documented BRIN, GIN fast update and partial-index behaviour (quotes.json). */
-import { declare, exactly, from, readQuotes, type ClaimSet } from "../../stats/claim-engine";
-import { f0, f2, f3, ms, ratio, times } from "../../stats/format";
+import { atLeast, declare, from, readQuotes, type ClaimSet } from "../../stats/claim-engine";
+import { bytesIn, f0, f2, f3, ms, ratio, times } from "../../stats/format";
 import type { IndexKind, IndexTypesParams } from "./params";
 import { find, findAll, flushOverMedian, outsidePredicate, overNone, paired } from "./summarise";
 import type { ConditionSummary as C, RoundValues } from "./summarise";
@@ -8,11 +8,9 @@ import { KEY_BYTES, KEYS_PER_ROW, PENDING_LIMIT, plannedSize, ROW_BYTES } from "
 
 type S = readonly C[];
 const Q = readQuotes(__dirname);
-const kib = (x: number | undefined) => (x === undefined ? "n/a" : `${(x / 1024).toFixed(0)} KiB`);
+const kib = (x: number | undefined) => bytesIn(x, "KiB", 0);
 /** A why from the insert summaries of `kinds`, "" unless all ran. */
 const whyOf = (kinds: readonly IndexKind[], text: (xs: C[], s: S) => string) => from((s: S) => findAll(s, kinds), text);
-/** A regime factor at the seed's value or above. */
-const atLeast = (...f: Parameters<typeof exactly>) => ({ ...exactly(...f), within: [1, Infinity] as const });
 
 const BRIN_ROWS = `\`--set rows=${Math.ceil((1000 * 8192) / ROW_BYTES / 10_000) * 10_000}\` or more runs it`;
 /** Claims a1 and a2: BRIN's magnitudes, judged on a table of at least 8 of its ranges. */

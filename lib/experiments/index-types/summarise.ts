@@ -1,6 +1,6 @@
 /** 08's figures per condition (index kind × operation); per round, the values the claims pair across conditions. */
 import { median, quantile } from "simple-statistics";
-import { medianOfFinite, spread } from "../../stats/summary";
+import { medianOfFinite, secondsSpread } from "../../stats/summary";
 import { medianOf, pairedQuotient } from "../../stats/claim-statistics";
 import { allParts, someParts } from "../../stats/claim-engine";
 import type { IndexKind } from "./params";
@@ -53,7 +53,7 @@ export function summarise(
     if (!group.length) return [];
     const rounds = group.map((t) => roundOf(t, p));
     const of = (pick: (r: RoundValues) => number | undefined) => medianOfFinite(rounds.map(pick));
-    const s = spread(group.map((t) => t.seconds));
+    const seconds = group.map((t) => t.seconds);
     const indexBytes = of((r) => r.indexBytes);
     return [
       {
@@ -61,10 +61,8 @@ export function summarise(
         rows: p.rows,
         trials: group.length,
         failed,
-        seconds: s.values,
-        medianSeconds: s.median,
-        minSeconds: s.min,
-        maxSeconds: s.max,
+        seconds,
+        ...secondsSpread(seconds),
         medianMs: of((r) => r.medianMs),
         p99Ms: of((r) => r.p99Ms),
         maxMs: of((r) => r.maxMs),

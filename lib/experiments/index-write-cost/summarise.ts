@@ -2,12 +2,13 @@
 import type { OkOf } from "../../results/run-store";
 import { pairedRatios } from "../../stats/intervals";
 import { medianOf as intervalOf } from "../../stats/claim-statistics";
-import { spread, medianOfFinite } from "../../stats/summary";
-import { conditionGroups } from "../condition-groups";
-import { counterEntries, type Counters as CountersOf } from "../../stats/counters";
+import { secondsSpread, medianOfFinite } from "../../stats/summary";
+import { checkpointOrAutovacuumRepeats, conditionGroups } from "../condition-groups";
+import { sumPresentCounters, type Counters as CountersOf } from "../../stats/counters";
 import type { IndexWriteCounterKey } from "./workload/engine";
 import type { Operation } from "./workload/operations";
 import type { Engine } from "../../targets/engines";
+import { walRecordCount } from "../../engines/postgres/wal-records";
 import type { IndexWriteTrial } from "./workload/run-trials";
 import { conditionKey, GROWTH_INDEXES, GROWTH_OPERATIONS } from "./workload/run-trials";
 
@@ -19,26 +20,16 @@ type Trial = OkOf<IndexWriteTrial>;
 
 const medianOf = (trials: readonly Trial[], pick: (c: Counters) => number | undefined) =>
   medianOfFinite(trials.map((t) => (t.counters ? pick(t.counters) : undefined)));
-/** undefined when the trial has no such counter. */
-function sumOf(c: Counters, prefix: string, suffix = ""): number | undefined {
-  const xs = counterEntries(c).filter(([k]) => k.startsWith(prefix) && k.endsWith(suffix));
-  return xs.length ? xs.reduce((a, [, v]) => a + v, 0) : undefined;
-}
-function walrec(c: Counters, ...types: string[]): number | undefined {
-  if (sumOf(c, "walrec.") === undefined) return undefined;
-  return types.reduce((a, t) => a + (c[`walrec.${t}`] ?? 0), 0);
-}
-const HEAP_RECORDS = ["INSERT", "INSERT+INIT", "UPDATE", "HOT_UPDATE", "UPDATE+INIT", "HOT_UPDATE+INIT"];
+const HEAP_RECORDS = ["INSERT", "INSERT+INIT", "UPDATE", "HOT_UPDATE", "UPDATE+INIT", "HOT_UPDATE+INIT"].map(
+  (h) => `Heap/${h}`,
+);
 const SPLITS = ["Btree/SPLIT_L", "Btree/SPLIT_R"];
 
 /** Index entries a trial inserted, by each engine's own counters. */
 const INDEX_INSERTS: Readonly<Record<Engine, (c: Counters) => number | undefined>> = {
-  postgresql: (c) => walrec(c, "Btree/INSERT_LEAF", "Btree/INSERT_POST", ...SPLITS),
-  mongodb: (c) => sumOf(c, "mongo.index.", ".inserts"),
+  postgresql: (c) => walRecordCount(c, ["Btree/INSERT_LEAF", "Btree/INSERT_POST", ...SPLITS]),
+  mongodb: (c) => sumPresentCounters(c, "mongo.index.", ".inserts"),
 };
-
-const disturbed = (t: IndexWriteTrial): boolean =>
-  (t.counters?.["checkpoints"] ?? 0) > 0 || (t.counters?.["table.autovacuum_count"] ?? 0) > 0;
 
 const valuesByRepeat = (group: readonly Trial[], pick: (t: Trial) => number | undefined) =>
   new Map(group.flatMap((t) => (Number.isFinite(pick(t)) ? [[t.repeat, pick(t) as number] as const] : [])));
@@ -49,14 +40,14 @@ const perRow = (n: number | undefined, rows: number, scale = 1) => (n === undefi
 export function summarise(trials: readonly IndexWriteTrial[], options: { readonly withoutFlagged?: boolean } = {}) {
   // Flags first, on every finished trial, so the sensitivity run leaves out exactly what is flagged.
   const groups = conditionGroups(trials, conditionKey).map((g) => {
-    const disturbedRepeats = g.all.filter(disturbed).map((t) => t.repeat);
+    const disturbedRepeats = checkpointOrAutovacuumRepeats(g.all);
     const out = (t: Trial) => g.outlierRepeats.includes(t.repeat) || disturbedRepeats.includes(t.repeat);
     return { ...g, disturbedRepeats, kept: options.withoutFlagged ? g.all.filter((t) => !out(t)) : g.all };
   });
   const byCondition = new Map(groups.filter((g) => g.kept.length).map((g) => [conditionKey(g.kept[0].condition), g]));
   return [...byCondition.values()].map(({ kept: group, failed, outlierRepeats, disturbedRepeats }) => {
     const c = group[0].condition;
-    const s = spread(group.map((t) => t.seconds));
+    const seconds = group.map((t) => t.seconds);
     const baseline = c.extraIndexes === 0 ? undefined : byCondition.get(conditionKey({ ...c, extraIndexes: 0 }))?.kept;
     const label = `paired ratios ${c.extraIndexes} / 0 extra indexes, one per repeat`;
     const paired = (pick: (t: Trial) => number | undefined) =>
@@ -68,10 +59,8 @@ export function summarise(trials: readonly IndexWriteTrial[], options: { readonl
       ...c,
       trials: group.length,
       failed,
-      medianSeconds: s.median,
-      minSeconds: s.min,
-      maxSeconds: s.max,
-      seconds: s.values,
+      ...secondsSpread(seconds),
+      seconds,
       ratio: c.extraIndexes === 0 ? 1 : ratioInterval?.estimate,
       ratioInterval,
       repeatRatios: baseline ? repeatRatios : undefined,
@@ -93,9 +82,9 @@ export function summarise(trials: readonly IndexWriteTrial[], options: { readonl
       walRecordsPerRow: medianOf(group, (k) => perRow(k["wal.records"], rows)),
       walBytesPerRow: medianOf(group, (k) => perRow(k["wal.bytes"], rows)),
       btreeInsertsPerRow: medianOf(group, (k) => perRow(INDEX_INSERTS[c.engine](k), rows)),
-      btreeSplitsPer1000: medianOf(group, (k) => perRow(walrec(k, ...SPLITS), rows, 1000)),
-      heapRecordsPerRow: medianOf(group, (k) => perRow(walrec(k, ...HEAP_RECORDS.map((h) => `Heap/${h}`)), rows)),
-      indexBytes: medianOf(group, (k) => sumOf(k, "size.index.")),
+      btreeSplitsPer1000: medianOf(group, (k) => perRow(walRecordCount(k, SPLITS), rows, 1000)),
+      heapRecordsPerRow: medianOf(group, (k) => perRow(walRecordCount(k, HEAP_RECORDS), rows)),
+      indexBytes: medianOf(group, (k) => sumPresentCounters(k, "size.index.")),
       outlierRepeats,
       disturbedRepeats,
     };

@@ -58,7 +58,6 @@ const ratioStatistic = (env: EnvironmentKey) => ({
     "autocommit ÷ one-transaction elapsed time, one ratio per repeat (paired, order rotated), exact interval of the median",
   of: (s: S) => findEnvironment(s, env)?.ratio,
   needs: `update_autocommit and update_one_transaction in the ${env} environment`,
-  fmt: f2,
 });
 const transactions = (env: EnvironmentKey, where: string) => ({
   id: `c (${where})`,
@@ -116,7 +115,6 @@ function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_
         "the server's commit account per commit (pg_stat_wal flush time per commit + the fastest standby's flush lag) ÷ the gap per commit (a − b) / N, on the gap's per-repeat interval",
       of: sum.shareOf(env),
       needs: "the gap per commit and pg_stat_wal's sync time in this environment",
-      fmt: f2,
     },
   ];
 }
@@ -124,6 +122,7 @@ function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_
 export const CLAIMS = declare<P, S, Factor>({
   notebook: "05-round-trips",
   quotes: Q,
+  fmt: f2,
   factors: {
     localRtt: rttFactor("round trip", "local"),
     rttSame: rttFactor("client round trip (same AZ)", "same_az"),
@@ -166,7 +165,6 @@ export const CLAIMS = declare<P, S, Factor>({
         "cross-AZ ÷ same-AZ SELECT 1 time (elapsed / N), one ratio per repeat (paired), exact interval of the median",
       of: sum.crossOverSame,
       needs: "the select1 case in the same-az and cross-az environments",
-      fmt: f2,
       ours: (s) =>
         `${ms(sum.selectOne(s, "same-az")?.msPerRoundTrip)} vs ${ms(sum.selectOne(s, "cross-az")?.msPerRoundTrip)} per SELECT 1`,
       why: (s) => {
@@ -236,7 +234,6 @@ export const CLAIMS = declare<P, S, Factor>({
         "per repeat, the least-squares slope of the one-transaction case's elapsed time against each single-server environment's SELECT 1 time, ÷ the case's round trips; exact interval of the median",
       of: sum.slopeInterval,
       needs: "at least two single-server environments with different round trips",
-      fmt: f2,
       ours: from(sum.slopes, (x) => `environments: ${x.envs.map((e) => e.environment).join(", ")}`),
       why: (s) =>
         (sum.slopes(s)?.envs ?? [])
@@ -273,7 +270,6 @@ export const CLAIMS = declare<P, S, Factor>({
         "(on − local, else off) median commit time per repeat at the largest standby round trip swept, ÷ that round trip, paired per repeat; exact interval of the median",
       of: sum.standbyOverhead,
       needs: "the synchronous_commit sweep with level on and local (or off)",
-      fmt: f2,
       ...texts(sum.sweepPair, {
         ours: (x) =>
           `standbys ${ms(x.on.standbyRttMs)} away: ${ms(x.on.commitMs)} a commit (on) vs ${ms(x.local.commitMs)} (${x.base})`,

@@ -4,7 +4,7 @@ import type { Without } from "../../stats/claim-engine";
 import { medianOf } from "../../stats/claim-statistics";
 import { ENVIRONMENTS } from "./params";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
-import { groupBy, spread } from "../../stats/summary";
+import { groupBy, secondsSpread } from "../../stats/summary";
 import { CASE_INFO, CASES, type CaseId } from "./workload/cases";
 import { SYNC_LEVELS } from "./workload/replication";
 import type { EnvironmentKey, RoundTripCondition, RoundTripTrial } from "./workload/trials";
@@ -46,7 +46,7 @@ function grouped<K extends RoundTripCondition["kind"]>(
 function summariseCase(c: Extract<RoundTripCondition, { kind: "case" }>, trials: readonly RoundTripTrial[]) {
   const ok = trials.filter((t) => t.status === "ok" && t.seconds !== undefined);
   if (!ok.length) return undefined;
-  const s = spread(ok.map((t) => t.seconds ?? NaN));
+  const s = secondsSpread(ok.map((t) => t.seconds ?? NaN));
   const n = c.statements;
   const roundTrips = CASE_INFO[c.case].roundTrips(n);
   const flags = outlierFlags(ok.map((t) => t.seconds ?? NaN));
@@ -56,13 +56,11 @@ function summariseCase(c: Extract<RoundTripCondition, { kind: "case" }>, trials:
     case: c.case,
     statements: n,
     trials: ok.length,
-    medianSeconds: s.median,
-    minSeconds: s.min,
-    maxSeconds: s.max,
+    ...s,
     /** The median scaled to the seed's 10,000 statements (every case is linear in N but bulk_update). */
-    secondsPer10k: c.case === "bulk_update" ? s.median : (s.median * 10_000) / n,
+    secondsPer10k: c.case === "bulk_update" ? s.medianSeconds : (s.medianSeconds * 10_000) / n,
     roundTrips,
-    msPerRoundTrip: (s.median * 1000) / roundTrips,
+    msPerRoundTrip: (s.medianSeconds * 1000) / roundTrips,
     statementP50Ms: med(ok.map(p50)),
     statementP99Ms: med(ok.map((t) => t.statementTimes?.p99Ms)),
     /** As calibrated (median SELECT 1 through the link); rttMs becomes its select1 case's elapsed / N where it ran. */
