@@ -173,7 +173,7 @@ export function workPerTransaction(s: OverIndexingSummary): PlotlyFigure {
   const base = s.levels[0];
   const x = s.levels.map((l) => l.level);
   const rel = (pick: Line[1]) => {
-    const b = pick(base);
+    const b = base && pick(base);
     return s.levels.map((l) => quotient(pick(l), b) ?? null);
   };
   const measured = base?.btreeInsertsPerTx !== undefined;

@@ -11,6 +11,7 @@ import { judge } from "../../stats/claim-engine";
 import type { OverIndexingTrial } from "./workload/run-trials";
 import type { PgbenchRunResult } from "../../workloads/pgbench";
 import type { ClaimCheck } from "../../stats/claims";
+import { latencyByLevel, perSecond, storageByLevel, tpsByLevel, workPerTransaction } from "./charts";
 
 const CLIENTS = 16;
 /** As the notebook judges them: the engine's verdicts with the sensitivity pass (Holm's correction of (1) in them). */
@@ -173,4 +174,11 @@ test("03 plan: the default can decide (1), (4b); (4), (5) and (5b) need the seed
   assert.notEqual(by["5"], "decidable");
   assert.notEqual(by["5b"], "decidable");
   assert.equal(prospects("full")["5b"], "decidable", "full runs the seed's data in short rounds");
+});
+
+test("03 with no finished round: every chart is drawn with no points instead of failing", () => {
+  const none = summary({ tps: {}, rounds: 0 });
+  assert.equal(none.levels.length, 0);
+  for (const figure of [tpsByLevel, latencyByLevel, storageByLevel, perSecond, workPerTransaction].map((f) => f(none)))
+    for (const trace of figure.data) assert.deepEqual(trace.y ?? [], [], JSON.stringify(trace));
 });
