@@ -43,6 +43,11 @@ export async function walRecordsBetween(
   );
 }
 
+/** The B-tree record types that each carry one new leaf entry (a split carries the entry that caused it). */
+export const BTREE_ENTRY_TYPES = ["INSERT_LEAF", "INSERT_POST", "SPLIT_L", "SPLIT_R"] as const;
+
+const ENTRY_TYPES_SQL = BTREE_ENTRY_TYPES.map((t) => `'${t}'`).join(", ");
+
 /**
  * Each B-tree's own leaf entries in a window, by index name in the session's database: its INSERT_LEAF,
  * INSERT_POST and SPLIT_L/R records (a split carries the entry that caused it), counted once on their first
@@ -53,7 +58,7 @@ export async function btreeEntriesBetween(client: Client, start: string, end: st
   const { rows } = await client.query<{ name: string; n: string }>(
     `WITH b AS (
        SELECT reltablespace, relfilenode, count(*) AS n FROM pg_get_wal_block_info($1::pg_lsn, $2::pg_lsn, false)
-       WHERE resource_manager = 'Btree' AND record_type IN ('INSERT_LEAF', 'INSERT_POST', 'SPLIT_L', 'SPLIT_R')
+       WHERE resource_manager = 'Btree' AND record_type IN (${ENTRY_TYPES_SQL})
          AND block_id = 0 AND reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database())
        GROUP BY 1, 2)
      SELECT c.relname AS name, sum(b.n)::text AS n

@@ -3,9 +3,9 @@ import { median } from "simple-statistics";
 import { medianInterval } from "../../stats/intervals";
 import { medianOfFinite, secondsSpread } from "../../stats/summary";
 import { sumPresentCounters, type Counters } from "../../stats/counters";
-import { walRecordCount } from "../../engines/postgres/wal-records";
+import { BTREE_ENTRY_TYPES, walRecordCount } from "../../engines/postgres/wal-records";
 import { checkpointOrAutovacuumRepeats, conditionGroups } from "../condition-groups";
-import { INDEX_ENTRY_RECORDS, type FillfactorHotCounterKey } from "./workload/table";
+import type { FillfactorHotCounterKey } from "./workload/table";
 import { conditionKey, type FillfactorHotCondition, type FillfactorHotTrial } from "./workload/run-trials";
 
 export type ConditionSummary = ReturnType<typeof summarise>[number];
@@ -16,7 +16,11 @@ type C = Counters<FillfactorHotCounterKey>;
 const perRow = (c: C, n: number | undefined) =>
   n === undefined || !c["table.n_tup_upd"] ? undefined : n / c["table.n_tup_upd"];
 /** Every B-tree leaf entry the pass's WAL records carry; undefined without pg_walinspect. */
-const indexEntriesOf = (c: C) => walRecordCount(c, INDEX_ENTRY_RECORDS);
+const indexEntriesOf = (c: C) =>
+  walRecordCount(
+    c,
+    BTREE_ENTRY_TYPES.map((t) => `Btree/${t}`),
+  );
 
 /** An outlier is one in time only: without the flagged, its counters stay (why: docs/statistics.md). */
 export function summarise(trials: readonly FillfactorHotTrial[], options: { readonly withoutFlagged?: boolean } = {}) {

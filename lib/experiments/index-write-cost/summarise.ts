@@ -8,7 +8,7 @@ import { sumPresentCounters, type Counters as CountersOf } from "../../stats/cou
 import type { IndexWriteCounterKey } from "./workload/engine";
 import type { Operation } from "./workload/operations";
 import type { Engine } from "../../targets/engines";
-import { walRecordCount } from "../../engines/postgres/wal-records";
+import { BTREE_ENTRY_TYPES, walRecordCount } from "../../engines/postgres/wal-records";
 import type { IndexWriteTrial } from "./workload/run-trials";
 import { conditionKey, GROWTH_INDEXES, GROWTH_OPERATIONS } from "./workload/run-trials";
 
@@ -24,10 +24,11 @@ const HEAP_RECORDS = ["INSERT", "INSERT+INIT", "UPDATE", "HOT_UPDATE", "UPDATE+I
   (h) => `Heap/${h}`,
 );
 const SPLITS = ["Btree/SPLIT_L", "Btree/SPLIT_R"];
+const ENTRIES = BTREE_ENTRY_TYPES.map((t) => `Btree/${t}`);
 
 /** Index entries a trial inserted, by each engine's own counters. */
 const INDEX_INSERTS: Readonly<Record<Engine, (c: Counters) => number | undefined>> = {
-  postgresql: (c) => walRecordCount(c, ["Btree/INSERT_LEAF", "Btree/INSERT_POST", ...SPLITS]),
+  postgresql: (c) => walRecordCount(c, ENTRIES),
   mongodb: (c) => sumPresentCounters(c, "mongo.index.", ".inserts"),
 };
 

@@ -1,4 +1,5 @@
 /** Notebook 03's figures from the raw rounds; ratios between levels are paired per round (each level runs in each). */
+import { BTREE_ENTRY_TYPES } from "../../engines/postgres/wal-records";
 import { speedSpread, type SpeedSpread } from "../../stats/speed";
 import { publishedFigures } from "../../results/reference";
 import { outlierFlags } from "../../stats/intervals";
@@ -119,7 +120,7 @@ function summariseRound(t: OverIndexingTrial & { readonly pgbench: PgbenchRunRes
     // A MODEL: Σ tables (inserted + non-HOT updated rows) × its indexes; then what the WAL MEASURED
     // (pg_walinspect; a split's record carries the new entry).
     modelIndexEntriesPerTx: per(overTables((f) => (f.inserted + f.updated - f.hotUpdated) * f.indexes)),
-    btreeInsertsPerTx: per(walCount(["INSERT_LEAF", "INSERT_POST", "SPLIT_L", "SPLIT_R"])),
+    btreeInsertsPerTx: per(walCount(BTREE_ENTRY_TYPES)),
     btreeSplitsPerTx: per(walCount(["SPLIT_L", "SPLIT_R"])),
     btreeWalShare: wal && walTotal > 0 ? walSum("Btree/", "bytes") / walTotal : undefined,
     serverMsPerTx: serverMs > 0 ? per(serverMs) : undefined,

@@ -1,5 +1,6 @@
 /** Notebook 06's figures: per run, per variant, and per judged index its costs paired per round. */
 import { mean, quantile, sum } from "simple-statistics";
+import { BTREE_ENTRY_TYPES } from "../../engines/postgres/wal-records";
 import type { LookPlan } from "../../stats/adaptive";
 import { medianInterval, outlierFlags, type Interval } from "../../stats/intervals";
 import { groupBy, medianOfFinite, spread } from "../../stats/summary";
@@ -63,7 +64,7 @@ function runSummary(t: YourIndexesTrial & { readonly pgbench: PgbenchRunResult }
     ...pgbenchFigures(t.pgbench),
     series: t.pgbench.series,
     walBytesPerTx: t.walShared?.length ? undefined : per(c["wal.bytes"]),
-    btreeInsertsPerTx: per(walCount(["INSERT_LEAF", "INSERT_POST", "SPLIT_L", "SPLIT_R"])),
+    btreeInsertsPerTx: per(walCount(BTREE_ENTRY_TYPES)),
     btreeSplitsPerTx: per(walCount(["SPLIT_L", "SPLIT_R"])),
     // Counted in the run's own database, so they stand where another database wrote in the window.
     entriesPerTx:

@@ -29,14 +29,6 @@ export type FillfactorHotCounterKey = PassCounter | RoomLevel | IndexSizeKey | W
 
 export const isPassCounterKey = keyGuard<PassCounter | IndexSizeKey>(PASS_COUNTERS, [{ prefix: "bytes.index." }]);
 
-/** Each carries one new leaf entry (a split carries the entry that caused it). */
-export const INDEX_ENTRY_RECORDS = [
-  "Btree/INSERT_LEAF",
-  "Btree/INSERT_POST",
-  "Btree/SPLIT_L",
-  "Btree/SPLIT_R",
-] as const;
-
 export const TABLE = "hot_rows";
 /** k: the column an indexed UPDATE changes. */
 export const INDEXES = [`${TABLE}_pkey`, `${TABLE}_k_idx`] as const;
