@@ -7,7 +7,7 @@ export { showParameters } from "./display/run-header";
 
 export { showTable } from "./display/table";
 export { showVerdictSummary } from "./display/claims";
-export { frame } from "./display/frame";
+export { frame, showGrouped } from "./display/frame";
 // The frame's types by name: tslab re-emits a cell's top-level declarations, and an inferred danfo
 // type from outside the project "cannot be named without a reference to db-write-lab/node_modules/…".
 export type { DataFrame as Frame } from "danfojs-node";

@@ -4,9 +4,11 @@
  * `lab.frame("latest of notebook 01")` (or a run id or prefix) reads a stored run.
  */
 import type { DataFrame } from "danfojs-node";
+import type { DataFrame as FrameView } from "danfojs-node/dist/danfojs-base";
 import type { TrialRecord } from "../results/run-store";
 import { resolveRun } from "../results/stored-runs";
-import { toDataFrame, type Row } from "./table";
+import { escapeHtml, noteHtml, show } from "./output";
+import { tableHtml, toDataFrame, type Row, type TableOptions } from "./table";
 
 /** A notebook's run (`lab.indexWriteCost.run(…)`) or a stored run (`lab.listRuns()`). */
 export interface TrialsSource {
@@ -72,4 +74,54 @@ export function trialRows(source: TrialsSource): Row[] {
 /** A run's trials as a danfo DataFrame: a run object, or a stored run by id, prefix or "latest of notebook NN". */
 export function frame(source: TrialsSource | string): DataFrame {
   return toDataFrame(trialRows(typeof source === "string" ? resolveRun(source) : source));
+}
+
+/** What `groupby(keys).agg(aggregates)` takes: for each column, danfo's names ("median", "count", "mean" …). */
+export type Aggregates = Readonly<Record<string, readonly string[]>>;
+
+/**
+ * `frame.groupby(keys).agg(aggregates)` as a table's HTML. Written here because danfo's groupby throws an internal
+ * TypeError on a frame with no rows (a run whose every trial failed, or a query that matched none) and names no
+ * column it lacks; both are said in words instead, before danfo is called.
+ */
+export function groupedHtml(
+  frame: DataFrame | FrameView,
+  keys: readonly string[],
+  aggregates: Aggregates,
+  options: TableOptions = {},
+): string {
+  // Through values: a column named like a method (07's "column") shadows danfo's accessors.
+  const at = frame.columns.indexOf("status");
+  const statuses = at < 0 ? [] : (frame.values as unknown[][]).map((row) => row[at]);
+  if (frame.shape[0] === 0 || (at >= 0 && !statuses.includes("ok"))) {
+    const what = frame.shape[0] === 0 ? "no trial of this run matched" : "no trial of this run finished";
+    return noteHtml(escapeHtml(`Nothing to group by ${keys.join(", ")}: ${what}.`), "#999", "#f6f6f6");
+  }
+  const missing = [...keys, ...Object.keys(aggregates)].filter((c) => !frame.columns.includes(c));
+  if (missing.length) {
+    const names = missing.map((c) => `"${c}"`).join(", ");
+    throw new Error(`no column ${names} in this frame; its columns: ${frame.columns.join(", ")}`);
+  }
+  const ops = Object.fromEntries(Object.entries(aggregates).map(([c, names]) => [c, [...names]]));
+  try {
+    return tableHtml(frame.groupby([...keys]).agg(ops), options);
+  } catch (error) {
+    // danfo's statistics throw on a missing value (a failed trial's counters) without naming the column.
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      `groupby(${JSON.stringify(keys)}).agg(…) failed: ${message}; a column with missing values? ` +
+        `keep the finished trials first: frame.query(frame["status"].eq("ok"))`,
+      { cause: error },
+    );
+  }
+}
+
+/** `groupedHtml` shown: a notebook's own cut, e.g. `lab.showGrouped(ok, ["level"], { seconds: ["median"] })`. */
+export function showGrouped(
+  frame: DataFrame | FrameView,
+  keys: readonly string[],
+  aggregates: Aggregates,
+  options: TableOptions = {},
+): void {
+  show().html(groupedHtml(frame, keys, aggregates, options));
 }

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { parse } from "csv-parse/sync";
-import { frame, trialRow } from "../../lib/display/frame";
+import { frame, groupedHtml, trialRow } from "../../lib/display/frame";
 import { tableHtml } from "../../lib/display/table";
 import { summaryCsv } from "../../lib/results/summary-csv";
 import type { TrialRecord } from "../../lib/results/run-store";
@@ -69,4 +69,47 @@ test("summary.csv rows lead with the run id and notebook, and keep every row's c
   assert.deepEqual(Object.keys(rows[0]), ["run_id", "notebook", "kind", "median_s", "temp_bytes"]);
   assert.equal(rows[1].temp_bytes, "5");
   assert.equal(rows[1].notebook, "02-create-index-after-load");
+});
+
+test("groupedHtml: a table of the groups; no rows or no finished trial said in words; a missing column named", () => {
+  const failed = (t: TrialRecord) => ({
+    ...t,
+    status: "failed",
+    seconds: undefined,
+    counters: undefined,
+    error: "lost",
+  });
+  const df = frame({ runId: "r", trials: [trial(1, 100, 1), trial(2, 100, 3), trial(1, 70, 2)] });
+  const html = groupedHtml(df, ["fillfactor"], { seconds: ["median", "count"] });
+  assert.match(html, /<th>fillfactor<\/th><th>seconds_median<\/th><th>seconds_count<\/th>/);
+  assert.equal(html.match(/<tr>/g)?.length, 3, "header and two groups");
+  // A query that matched nothing: danfo's groupby would throw "Cannot read properties of undefined".
+  const none = df.query(df.column("status").values.map(() => false));
+  assert.match(
+    groupedHtml(none, ["fillfactor"], { seconds: ["median"] }),
+    /Nothing to group by fillfactor: no trial of this run matched/,
+  );
+  // Every trial failed: rows, but no counter column to aggregate.
+  const allFailed = frame({
+    runId: "r",
+    trials: [trial(1, 100, 1), trial(2, 70, 2)].map(failed) as unknown as TrialRecord[],
+  });
+  assert.equal(allFailed.shape[0], 2);
+  assert.match(groupedHtml(allFailed, ["fillfactor"], { "wal.bytes": ["median"] }), /no trial of this run finished/);
+  // One trial failed beside finished ones: danfo's median throws on its missing value, and the error says what to do.
+  const oneOk = frame({ runId: "r", trials: [trial(1, 100, 1), failed(trial(2, 100, 2)) as unknown as TrialRecord] });
+  assert.throws(
+    () => groupedHtml(oneOk, ["fillfactor"], { "wal.bytes": ["median"] }),
+    (e: Error) => /a column with missing values\?.*status.*"ok"/.test(e.message) && e.cause instanceof Error,
+  );
+  // A condition key named "column" (07's) shadows danfo's df.column(): the statuses are read without it.
+  const named = frame({
+    runId: "r",
+    trials: [failed(trial(1, 100, 1))].map((t) => ({ ...t, condition: { column: "k" } })) as unknown as TrialRecord[],
+  });
+  assert.match(groupedHtml(named, ["column"], { seconds: ["count"] }), /no trial of this run finished/);
+  assert.throws(
+    () => groupedHtml(df, ["fillfactor", "colour"], { secs: ["median"] }),
+    /no column "colour", "secs" in this frame; its columns: run, notebook, key/,
+  );
 });
