@@ -3,10 +3,12 @@
  * display) and `defineExperiment` derives the rest: identity from the slug, the session, the ETA and the prospect,
  * the sensitivity pass, save, showRun, showClaims and the registry's view.
  */
+import fs from "node:fs";
 import path from "node:path";
 import { withProfile, type ProfileName } from "../params/profiles";
 import { rejectUnknownKeys } from "../params/validate";
 import { RunStore, type TrialRecord } from "../results/run-store";
+import { resolveRun } from "../results/stored-runs";
 import { summaryCsv } from "../results/summary-csv";
 import type { RunMetadata } from "../results/metadata";
 import { judgeOne, plan as planClaims, type ClaimSet, type Without } from "../stats/claim-engine";
@@ -86,7 +88,7 @@ export interface ExperimentDefinition<
   readonly plan?: (p: P) => readonly PT[];
   /** Read before the session starts, so that a refusal leaves no server started and no results folder. */
   readonly before?: (p: P) => Promise<B>;
-  /** Runs the trials into the session's store; returns what the run carries besides its trials. */
+  /** Runs the trials into the session's store; returns what the run carries besides its trials (kept as JSON). */
   readonly work: (w: Work<P, T, PT, B>) => Promise<X>;
   /** Every figure the notebook shows, from the run's trials (annotate `trials`: it gives the trial type). */
   readonly summarise: (trials: readonly T[], run: RunOf<P, T, X>) => S;
@@ -185,9 +187,30 @@ export function defineExperiment<
       };
       const extra = await d.work({ params: p, plan, session, control, startedAt, estimateAs, before });
       const { store, metadata } = session;
+      store.writeSummary(EXTRAS_FILE, storedExtras(extra));
       const base = { runId: store.runId, directory: store.directory, metadata, params: p };
       return { ...extra, ...base, trials: store.trials() as unknown as readonly T[] };
     });
+  };
+
+  /**
+   * A stored run of this notebook, as `run` returned it: by id, unique prefix, folder, or "latest of notebook NN"
+   * (the default). Its tables, charts and claims then show with this lab's code, without measuring again.
+   */
+  const open = (ref = `latest of notebook ${id}`): Run => {
+    const stored = resolveRun(ref);
+    if (stored.notebook !== d.slug) {
+      throw new Error(`"${ref}" is a run of ${stored.notebook || "no known notebook"}, not of ${d.slug}`);
+    }
+    const file = path.join(stored.directory, EXTRAS_FILE);
+    if (!stored.metadata || !stored.params || !fs.existsSync(file)) {
+      const why =
+        stored.state === "finished" ? `no ${EXTRAS_FILE}: it was stored before runs kept one` : stored.stateWhy;
+      throw new Error(`run ${stored.id} cannot be opened (${why}); lab.frame("${stored.id}") reads its trials`);
+    }
+    const extra = readExtras(file);
+    const base = { runId: stored.id, directory: stored.directory, metadata: stored.metadata, params: stored.params };
+    return { ...extra, ...base, trials: stored.trials } as unknown as Run;
   };
 
   const claims = (summary: S, r: Run): ClaimCheck[] => {
@@ -239,6 +262,7 @@ export function defineExperiment<
     title: d.title,
     params,
     run,
+    open,
     summarise: (r: Run): S => d.summarise(r.trials, r),
     claims,
     save,
@@ -268,4 +292,27 @@ function etaModel<P, PT extends PlannedTrial<object>>(
         return { key: t.key, size: u.size, fixedSeconds: u.fixedSeconds ?? 0, ...(u.kind ? { kind: u.kind } : {}) };
       }),
   };
+}
+
+/** What `work` returned, kept beside the trials so that `open` gives the run back whole. */
+export const EXTRAS_FILE = "extras.json";
+const MAP_TAG = "$map";
+
+/** JSON has no Map (01 keeps why each engine was unavailable in one): a Map is kept as its tagged entries. */
+export function storedExtras(extra: object): unknown {
+  return JSON.parse(JSON.stringify(extra, (_key, v: unknown) => (v instanceof Map ? { [MAP_TAG]: [...v] } : v)));
+}
+
+export function readExtras(file: string): object {
+  const isTaggedMap = (v: unknown): v is { [MAP_TAG]: [unknown, unknown][] } =>
+    typeof v === "object" && v !== null && Array.isArray((v as Record<string, unknown>)[MAP_TAG]);
+  try {
+    const value = JSON.parse(fs.readFileSync(file, "utf8"), (_key, v: unknown) =>
+      isTaggedMap(v) ? new Map(v[MAP_TAG]) : v,
+    ) as unknown;
+    if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error("not an object");
+    return value;
+  } catch (error) {
+    throw new Error(`${file} is unreadable`, { cause: error });
+  }
 }

@@ -16,6 +16,8 @@ import {
 import { findSummary, summarise } from "../../lib/experiments/fillfactor-hot/summarise";
 import { CLAIMS } from "../../lib/experiments/fillfactor-hot/claims";
 import { judge } from "../../lib/stats/claim-engine";
+import { experiment } from "../../lib/experiments/fillfactor-hot";
+import { EXTRAS_FILE } from "../../lib/experiments/define";
 
 test("07's UPDATE passes on embedded PostgreSQL: the counters the claims read, and the page arithmetic", async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-results-test-"));
@@ -76,6 +78,42 @@ test("07's UPDATE passes on embedded PostgreSQL: the counters the claims read, a
       assert.equal(c.verdict, "inconclusive", `${c.id}: one round cannot decide (${c.decidedBy})`);
   } finally {
     await server.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test("a stored run opens as the run returned it: the same trials, summary and verdicts, without measuring", async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-results-test-"));
+  const saved = process.env.DBLAB_RESULTS_DIR;
+  process.env.DBLAB_RESULTS_DIR = root;
+  try {
+    const run = await experiment.run(experiment.params("smoke", { target: "embedded" }), { profile: "smoke" });
+    const summary = experiment.summarise(run);
+    const verdicts = (r: typeof run) =>
+      experiment.claims(experiment.summarise(r), r).map((c) => [c.id, c.verdict, c.why]);
+    for (const ref of [run.runId, run.runId.slice(0, 24), run.directory, "latest of notebook 07", undefined]) {
+      const opened = experiment.open(ref);
+      assert.equal(opened.runId, run.runId, `${ref}: the run`);
+      assert.deepEqual(opened.trials, run.trials, `${ref}: its trials`);
+      assert.deepEqual(opened.params, run.params, `${ref}: its parameters`);
+      assert.deepEqual(experiment.summarise(opened), summary, `${ref}: its summary`);
+      assert.deepEqual(verdicts(opened), verdicts(run), `${ref}: its verdicts`);
+    }
+    assert.throws(() => experiment.open("latest of notebook 03"), /no finished run of notebook 03/);
+    const other = path.join(root, run.runId.replace("07-fillfactor-hot", "08-index-types"));
+    fs.cpSync(run.directory, other, { recursive: true });
+    const meta = JSON.parse(fs.readFileSync(path.join(other, "metadata.json"), "utf8")) as Record<string, unknown>;
+    fs.writeFileSync(path.join(other, "metadata.json"), JSON.stringify({ ...meta, notebook: "08-index-types" }));
+    assert.throws(() => experiment.open(other), /is a run of 08-index-types, not of 07-fillfactor-hot/);
+    // A run stored before runs kept what their workload returns.
+    fs.rmSync(path.join(run.directory, EXTRAS_FILE));
+    assert.throws(
+      () => experiment.open(run.runId),
+      /cannot be opened \(no extras.json: it was stored before runs kept one\); lab.frame\(/,
+    );
+  } finally {
+    if (saved === undefined) delete process.env.DBLAB_RESULTS_DIR;
+    else process.env.DBLAB_RESULTS_DIR = saved;
     fs.rmSync(root, { recursive: true, force: true });
   }
 });

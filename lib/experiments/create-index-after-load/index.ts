@@ -217,5 +217,5 @@ function csvRows(s: CreateIndexSummary) {
   return [...methods, ...builds];
 }
 
-export const { params, run, summarise, claims, save, showRun, showClaims, registered } = experiment;
+export const { params, run, open, summarise, claims, save, showRun, showClaims, registered } = experiment;
 export * from "./present";

@@ -74,7 +74,7 @@ export const experiment = defineExperiment({
   },
 });
 
-export const { params, run, summarise, claims, save, showRun, showClaims, registered } = experiment;
+export const { params, run, open, summarise, claims, save, showRun, showClaims, registered } = experiment;
 export type FillfactorHotRun = Awaited<ReturnType<typeof run>>;
 export type { ConditionSummary } from "./summarise";
 export { showSummaryTable, showCharts, showExplanation } from "./present";

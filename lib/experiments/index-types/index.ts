@@ -74,7 +74,7 @@ export const experiment = defineExperiment({
   eta: rowsEta(__dirname, (c: IndexTypesCondition) => `${c.kind} ${c.operation}`),
 });
 
-export const { params, run, summarise, claims, save, showRun, showClaims, registered } = experiment;
+export const { params, run, open, summarise, claims, save, showRun, showClaims, registered } = experiment;
 export type IndexTypesRun = Awaited<ReturnType<typeof run>>;
 export type { ConditionSummary } from "./summarise";
 export { showSummaryTable, showCharts, showExplanation } from "./present";

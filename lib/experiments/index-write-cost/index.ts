@@ -183,7 +183,7 @@ export const experiment = defineExperiment({
   },
 });
 
-export const { params, run, summarise, claims, save, showClaims, registered } = experiment;
+export const { params, run, open, summarise, claims, save, showClaims, registered } = experiment;
 export type IndexWriteCostRun = Awaited<ReturnType<typeof run>>;
 export type { ConditionSummary } from "./summarise";
 export { showSummaryTable, showCharts, showSeedComparison, showExplanation } from "./present";

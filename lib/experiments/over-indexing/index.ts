@@ -222,6 +222,6 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
   },
 });
 
-export const { params, run, summarise, claims, save, showRun, showClaims, showStopped, registered } = experiment;
+export const { params, run, open, summarise, claims, save, showRun, showClaims, showStopped, registered } = experiment;
 export type { OverIndexingSummary, RoundSummary, LevelSummary } from "./summarise";
 export { showLevelTable, showCharts, showSeedComparison, showExplanation, showStatements } from "./present";

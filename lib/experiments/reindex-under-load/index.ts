@@ -183,6 +183,6 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
   },
 });
 
-export const { params, run, summarise, claims, save, showRun, showClaims, showStopped, registered } = experiment;
+export const { params, run, open, summarise, claims, save, showRun, showClaims, showStopped, registered } = experiment;
 export type { ReindexSummary } from "./summarise";
 export { showRunTable, showCharts, showSeedComparison, showWaits, showStatements } from "./present";

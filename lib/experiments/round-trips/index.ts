@@ -61,7 +61,7 @@ export const experiment = defineExperiment({
   },
 });
 
-export const { params, run, summarise, claims, save, showClaims, registered } = experiment;
+export const { params, run, open, summarise, claims, save, showClaims, registered } = experiment;
 
 export function showRun(r: RoundTripsRun): void {
   experiment.showRun(r);

@@ -38,7 +38,7 @@ export const experiment = defineExperiment({
   },
 });
 
-export const { params, run, summarise, claims, save, registered, showRun } = experiment;
+export const { params, run, open, summarise, claims, save, registered, showRun } = experiment;
 
 export const showClaims = (checks: readonly ClaimCheck[]): void => experiment.showClaims(asTheLabsQuestions(checks));
 
