@@ -1,4 +1,5 @@
 /** The one door to the notebook's output: rich output to Jupyter inside a tslab kernel, collected text elsewhere. */
+import { AsyncLocalStorage } from "node:async_hooks";
 
 export interface OutputHandle {
   html(html: string): void;
@@ -35,8 +36,40 @@ const fallback: OutputHandle = {
   text: (t) => process.stdout.write(`${t}\n`),
 };
 
+/** One output as a cell showed it: `bundle` is a showBundle call, the others one call on a handle. */
+export type CapturedOutput =
+  | { readonly kind: "html" | "markdown" | "text"; readonly content: string }
+  | { readonly kind: "bundle"; readonly bundle: MimeBundle };
+
+/**
+ * Where output goes while captureOutput runs: tests and headless replays read what a cell shows, which
+ * neither tslab nor stdout lets them do. Kept per async context, so captures running at once stay apart.
+ */
+const captureSink = new AsyncLocalStorage<CapturedOutput[]>();
+
+function capturingHandle(outputs: CapturedOutput[]): OutputHandle {
+  return {
+    html: (content) => outputs.push({ kind: "html", content }),
+    markdown: (content) => outputs.push({ kind: "markdown", content }),
+    text: (content) => outputs.push({ kind: "text", content }),
+  };
+}
+
+/**
+ * Runs `fn` with show(), liveOutput() and showBundle() delivering to a list instead of Jupyter or
+ * stdout, and returns that list in call order (each write of a live output is one entry). A handle
+ * taken inside keeps delivering to the list after `fn` ends; an error of `fn` is thrown as it is.
+ */
+export async function captureOutput<T>(fn: () => Promise<T>): Promise<{ result: T; outputs: CapturedOutput[] }> {
+  const outputs: CapturedOutput[] = [];
+  const result = await captureSink.run(outputs, fn);
+  return { result, outputs };
+}
+
 /** Shows output once. */
 export function show(): OutputHandle {
+  const captured = captureSink.getStore();
+  if (captured) return capturingHandle(captured);
   return tslab()?.display ?? fallback;
 }
 
@@ -53,6 +86,11 @@ interface TslabJupyter {
  * string (Jupyter keeps `+json` as an object), so the bundle goes through the writer `raw` calls.
  */
 export function showBundle(bundle: MimeBundle): void {
+  const captured = captureSink.getStore();
+  if (captured) {
+    captured.push({ kind: "bundle", bundle });
+    return;
+  }
   if (!isTslabKernel()) return;
   let jupyter: TslabJupyter;
   try {
@@ -66,6 +104,8 @@ export function showBundle(bundle: MimeBundle): void {
 
 /** An output that each call overwrites in place (live progress). */
 export function liveOutput(): OutputHandle {
+  const captured = captureSink.getStore();
+  if (captured) return capturingHandle(captured);
   return tslab()?.newDisplay() ?? fallback;
 }
 
