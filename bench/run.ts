@@ -15,6 +15,7 @@ import { benchWritePath, type WritePathResult } from "./write-path";
 import { benchServerStart, benchSetup, type SetupResult, type StartResult } from "./setup-and-start";
 import { benchTurnaround, lastRecordedTurnaround, type TurnaroundResult } from "./turnaround";
 import { has, lastValue, noPositionals, readCommandArgs, refuse, UsageError } from "../scripts/cli-args";
+import { errorMessage } from "../lib/runtime/error-message";
 
 /** The part of bench/delay-proxy's figures this table shows. */
 interface DelayProxyFigures {
@@ -223,7 +224,7 @@ async function main(args: BenchArgs): Promise<void> {
     try {
       return await fn();
     } catch (error) {
-      errors.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+      errors.push(`${name}: ${errorMessage(error)}`);
       return undefined;
     }
   };

@@ -10,10 +10,11 @@
 import os from "node:os";
 import { externalDropAdvice, reapOrphans, type KeptResource } from "../lib/runtime/reaper";
 import { isProcessAlive, listRecords } from "../lib/runtime/resource-registry";
-import { dockerClientFor, errorText, LAB_LABEL, withDockerTimeout } from "../lib/targets/docker/docker-client";
+import { dockerClientFor, LAB_LABEL, withDockerTimeout } from "../lib/targets/docker/docker-client";
 import { endpointFromRef, resolveEndpoint, type DockerEndpoint } from "../lib/targets/docker/endpoint";
 import { dropDeadRunsDatabases } from "../lib/targets/external/external-target";
 import { has, lastValue, noPositionals, readCommandArgs, refuse, UsageError } from "./cli-args";
+import { errorMessage } from "../lib/runtime/error-message";
 
 const USAGE = `Usage: npm run clean -- [--dry-run] [--quiet] [--wait-for-pid PID]
 
@@ -64,7 +65,7 @@ function enginesToSweep(notReached: string[]): Map<string, DockerEndpoint> {
     const current = resolveEndpoint();
     engines.set(current.host, current);
   } catch (error) {
-    notReached.push(`the engine the environment names: ${errorText(error)}`);
+    notReached.push(`the engine the environment names: ${errorMessage(error)}`);
   }
   for (const record of listRecords()) {
     const r = record.resource;
@@ -73,7 +74,7 @@ function enginesToSweep(notReached: string[]): Map<string, DockerEndpoint> {
       engines.set(r.dockerHost, endpointFromRef({ dockerHost: r.dockerHost, dockerContext: r.dockerContext }));
     } catch (error) {
       notReached.push(
-        `${r.description}: its engine ${r.dockerHost} is not an address this version accepts (${errorText(error)})`,
+        `${r.description}: its engine ${r.dockerHost} is not an address this version accepts (${errorMessage(error)})`,
       );
     }
   }
@@ -102,7 +103,7 @@ async function removeUnrecordedContainers(
     // No engine on this machine at all is the common case (embedded only): only a remote one, or a
     // local one that has records, is worth a line.
     const hasRecords = listRecords().some((r) => r.resource.type === "docker-container");
-    if (!endpoint.local || hasRecords) enginesNotReached.push(`${endpoint.host}: ${errorText(error)}`);
+    if (!endpoint.local || hasRecords) enginesNotReached.push(`${endpoint.host}: ${errorMessage(error)}`);
     return 0;
   }
   let removed = 0;
@@ -125,7 +126,7 @@ async function removeUnrecordedContainers(
       await withDockerTimeout(docker.getContainer(info.Id).remove({ force: true, v: true }), 30_000, endpoint.host);
     } catch (error) {
       if ((error as { statusCode?: number }).statusCode === 404) continue;
-      notReached.push(`container ${info.Id.slice(0, 12)} (${info.Image}) on ${endpoint.host}: ${errorText(error)}`);
+      notReached.push(`container ${info.Id.slice(0, 12)} (${info.Image}) on ${endpoint.host}: ${errorMessage(error)}`);
       continue;
     }
     removed++;
@@ -198,7 +199,7 @@ async function main(): Promise<number> {
     try {
       dropped = (await dropDeadRunsDatabases(uri, (m) => (quiet ? undefined : console.log(m)))).length;
     } catch (error) {
-      notReached.push(`the external PostgreSQL DBLAB_POSTGRES_URI names: ${errorText(error)}`);
+      notReached.push(`the external PostgreSQL DBLAB_POSTGRES_URI names: ${errorMessage(error)}`);
     }
   }
   const kept: KeptResource[] = [];
@@ -238,7 +239,7 @@ if (require.main === module) {
       process.exitCode = code;
     },
     (error: unknown) => {
-      console.error(`clean failed: ${error instanceof Error ? error.message : String(error)}`);
+      console.error(`clean failed: ${errorMessage(error)}`);
       process.exit(1);
     },
   );

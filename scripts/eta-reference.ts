@@ -14,8 +14,7 @@ import {
   cpuModel,
   cpuProbeSeconds,
   referenceFileContent,
-  storedProbeReadings,
-  storedProbeSpans,
+  storedProbes,
   writeProbeSeconds,
   type MachineReference,
   type Probes,
@@ -120,9 +119,9 @@ function main(): number {
       continue;
     }
     // The machine's readings as its runs recorded them before their servers started, else now's.
-    const recorded = storedProbeReadings(entry.slug, fitFrom ?? root);
-    const readings = recorded ?? { cpuProbeSeconds: cpu, writeProbeSeconds: writePath ?? null };
-    const spans = recorded && storedProbeSpans(entry.slug, fitFrom ?? root);
+    const recorded = storedProbes(entry.slug, fitFrom ?? root);
+    const readings = recorded?.readings ?? { cpuProbeSeconds: cpu, writeProbeSeconds: writePath ?? null };
+    const spans = recorded?.spans;
     const here: MachineReference | undefined = refitted && {
       ...(spans && { spans }),
       file: "(refitted here)",

@@ -7,6 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { reportToPdf } from "./report-pdf";
 import { has, lastValue, readCommandArgs, refuse, UsageError } from "./cli-args";
+import { errorMessage } from "../lib/runtime/error-message";
 
 const USAGE = `Usage: npm run export -- <report.html> [more.html …] --pdf [--out file.pdf]
 
@@ -68,7 +69,7 @@ if (require.main === module) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (e: unknown) => {
-      console.error(`export: ${e instanceof Error ? e.message : String(e)}`);
+      console.error(`export: ${errorMessage(e)}`);
       process.exit(1);
     },
   );

@@ -18,6 +18,7 @@ import {
   userJupyterDataDir,
 } from "../lib/jupyter/kernel-spec";
 import { has, readCommandArgs, refuse, UsageError, type OptionSpec } from "./cli-args";
+import { errorMessage } from "../lib/runtime/error-message";
 
 const JUPYTER = process.env.DBLAB_JUPYTER ?? "/usr/bin/jupyter";
 
@@ -119,7 +120,7 @@ function main(): void {
       try {
         removed = uninstallKernelSpec(userJupyterDataDir());
       } catch (e) {
-        console.error(e instanceof Error ? e.message : String(e));
+        console.error(errorMessage(e));
         process.exit(1);
       }
       console.log(removed ? `Removed ${removed}` : `No kernelspec "${KERNEL_NAME}" in ${userJupyterDataDir()}`);

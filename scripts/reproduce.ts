@@ -38,6 +38,7 @@ import { helpText, notebookParameters } from "./parameters";
 import { writeRunIndex } from "./report-index";
 import { accountCells, accountTime, restText, writeTimeAccount, type TimeAccount } from "../lib/results/time-account";
 import { noteLines, RESUME_ENV, resolveResume, resumeLine, resumeOutcome, runOf, type ResumePlan } from "./resume";
+import { errorMessage } from "../lib/runtime/error-message";
 
 export { UsageError };
 
@@ -234,7 +235,7 @@ function checkDisk(planned: readonly Planned[]): void {
   try {
     dir = embeddedBaseDir();
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(errorMessage(error));
   }
   try {
     checkDiskNeed(
@@ -542,7 +543,7 @@ async function main(): Promise<number> {
         try {
           entry = findExperiment(id);
         } catch (e) {
-          throw new UsageError(e instanceof Error ? e.message : String(e));
+          throw new UsageError(errorMessage(e));
         }
         console.log(`\n${helpText(notebookParameters(entry))}`);
       }

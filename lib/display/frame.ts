@@ -9,6 +9,7 @@ import type { TrialRecord } from "../results/run-store";
 import { resolveRun } from "../results/stored-runs";
 import { escapeHtml, noteHtml, show } from "./output";
 import { tableHtml, toDataFrame, type Row, type TableOptions } from "./table";
+import { errorMessage } from "../runtime/error-message";
 
 /** A notebook's run (`lab.indexWriteCost.run(…)`) or a stored run (`lab.listRuns()`). */
 export interface TrialsSource {
@@ -107,7 +108,7 @@ export function groupedHtml(
     return tableHtml(frame.groupby([...keys]).agg(ops), options);
   } catch (error) {
     // danfo's statistics throw on a missing value (a failed trial's counters) without naming the column.
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     throw new Error(
       `groupby(${JSON.stringify(keys)}).agg(…) failed: ${message}; a column with missing values? ` +
         `keep the finished trials first: frame.query(frame["status"].eq("ok"))`,

@@ -307,8 +307,11 @@ export type ProbeReadings = Readonly<{ cpuProbeSeconds: number; writeProbeSecond
 /** The least and the most a probe read over a reference's fitted runs, one reading per command. */
 export type ProbeSpan = readonly [number, number];
 
+/** A CPU span always, a write span where every reading had one. */
+export type ProbeSpans = Readonly<{ cpu: ProbeSpan; write?: ProbeSpan }>;
+
 export interface MachineReference extends ProbeReadings {
-  readonly spans?: Readonly<{ cpu: ProbeSpan; write?: ProbeSpan }>;
+  readonly spans?: ProbeSpans;
   readonly file: string;
   readonly cpuModel: string;
   readonly fittedOn: string;
@@ -410,7 +413,7 @@ export function referenceFileContent(
   sizes: readonly number[],
   constants: Readonly<Record<string, number>> = {},
   note?: string,
-  spans?: MachineReference["spans"],
+  spans?: ProbeSpans,
 ): Json {
   const span = spans && { cpuProbeSpan: spans.cpu, ...(spans.write && { writeProbeSpan: spans.write }) };
   return {
@@ -423,9 +426,12 @@ export function referenceFileContent(
   };
 }
 
-/** This machine's write probe over the reference's, where both have one. */
-const writeRatio = (r: ProbeReadings, write: number | undefined): number | undefined =>
-  r.writeProbeSeconds !== null && write !== undefined && write > 0 ? write / r.writeProbeSeconds : undefined;
+/** This machine's write probe and the reference's, where both have one. */
+function writeReadings(r: ProbeReadings, write: number | undefined): { now: number; at: number } | undefined {
+  return r.writeProbeSeconds !== null && write !== undefined && write > 0
+    ? { now: write, at: r.writeProbeSeconds }
+    : undefined;
+}
 
 /**
  * A probe's factor against a reference: 1 within the span its fitted runs read, else against the span's nearer end.
@@ -436,8 +442,8 @@ export const probeFactor = (now: number, at: number, span?: ProbeSpan): number =
 
 /** A write-path reading missing on either side counts as a factor of 2: preferred only when the CPU is much nearer. */
 export function referenceDistance(r: ProbeReadings, cpu: number, write: number | undefined): number {
-  const ratio = writeRatio(r, write);
-  return Math.abs(Math.log(cpu / r.cpuProbeSeconds)) + (ratio !== undefined ? Math.abs(Math.log(ratio)) : Math.LN2);
+  const w = writeReadings(r, write);
+  return Math.abs(Math.log(cpu / r.cpuProbeSeconds)) + (w ? Math.abs(Math.log(w.now / w.at)) : Math.LN2);
 }
 
 export interface ChosenReference {
@@ -468,10 +474,8 @@ export function chooseReference(
   const cpu = probes.cpu();
   const write = pool.some((r) => r.writeProbeSeconds !== null) ? probes.write() : undefined;
   const best = pool.reduce((a, b) => (referenceDistance(b, cpu, write) < referenceDistance(a, cpu, write) ? b : a));
-  const writeFactor =
-    writeRatio(best, write) === undefined
-      ? undefined
-      : probeFactor(write ?? NaN, best.writeProbeSeconds ?? NaN, best.spans?.write);
+  const w = writeReadings(best, write);
+  const writeFactor = w && probeFactor(w.now, w.at, best.spans?.write);
   return {
     reference: best,
     cpuFactor: probeFactor(cpu, best.cpuProbeSeconds, best.spans?.cpu),
@@ -685,17 +689,24 @@ export function runMachine(dir: string): { readonly probes?: ProbeReadings; read
  * the median over runs.
  */
 export function storedProbeReadings(notebook: string, root: string): ProbeReadings | undefined {
-  const perRun = perCommandReadings(notebook, root);
-  return perRun.length ? medianReadings(perRun) : undefined;
+  return storedProbes(notebook, root)?.readings;
 }
 
-/** The span of the readings of the commands whose runs a refit reads (a write span only where each has one). */
-export function storedProbeSpans(notebook: string, root: string): MachineReference["spans"] {
+/**
+ * The stored runs' machine readings (storedProbeReadings) and their span over the commands whose runs a refit reads,
+ * from one read of the runs: where there is a reading there is a span.
+ */
+export function storedProbes(
+  notebook: string,
+  root: string,
+): { readonly readings: ProbeReadings; readonly spans: ProbeSpans } | undefined {
   const perRun = perCommandReadings(notebook, root);
+  if (!perRun.length) return undefined;
   const cpu = perRun.map((p) => p.cpuProbeSeconds);
   const write = perRun.flatMap((p) => p.writeProbeSeconds ?? []);
   const span = (xs: number[]): ProbeSpan => [Math.min(...xs), Math.max(...xs)];
-  return cpu.length ? { cpu: span(cpu), ...(write.length === cpu.length && { write: span(write) }) } : undefined;
+  const spans = { cpu: span(cpu), ...(write.length === cpu.length && { write: span(write) }) };
+  return { readings: medianReadings(perRun), spans };
 }
 
 /** Each stored run's command's readings: the median of the probes its notebooks recorded at their start. */

@@ -6,6 +6,7 @@ import type { Engine, ServerSpec, StartedServer } from "../targets/types";
 import { redactText } from "../targets/uri";
 import { ignored } from "../runtime/debug";
 import { describeRunner, locatePgbench, type PgbenchRunner } from "../workloads/pgbench";
+import { errorMessage } from "../runtime/error-message";
 
 export interface StartedServers {
   readonly byEngine: ReadonlyMap<Engine, StartedServer>;
@@ -109,7 +110,7 @@ export async function startServers(
         set.add(spec.name ?? spec.engine, server);
         set.notes.push(...notes);
       } catch (error) {
-        const reason = redactText(error instanceof Error ? error.message : String(error));
+        const reason = redactText(errorMessage(error));
         if (!optional.includes(spec.engine)) throw error;
         set.unavailable.set(spec.engine, reason);
       }

@@ -8,7 +8,6 @@ import { progressReporter, type ProgressReporter } from "../display/progress";
 import { gitCommit, hostInfo, type RunMetadata } from "../results/metadata";
 import { RunStore } from "../results/run-store";
 import { endInterruptible, InterruptedError, interruptSignal } from "../runtime/interrupt";
-import { extendMessage } from "../runtime/error-message";
 import { isInputError } from "../runtime/input-error";
 import { reapOrphans } from "../runtime/reaper";
 import { listRecords, ownRecords } from "../runtime/resource-registry";
@@ -35,6 +34,7 @@ import { connect } from "../engines/postgres/connect";
 import { selectOneProbe } from "../workloads/statement-timing";
 import { cpuProbeSeconds, etaText, writeProbeSeconds, type Estimate } from "./eta";
 import { HostMonitor, rttJitter, sampleHost, type Quietness, type RttJitter } from "../results/quietness";
+import { errorMessage, extendMessage } from "../runtime/error-message";
 
 export interface RunControl {
   /** Resume this run id: finished trials are skipped; parameters must match. */
@@ -394,7 +394,7 @@ async function settingsOf(servers: StartedServers, notes: string[]): Promise<Rec
     try {
       serverSettings[engine] = await nonDefaultSettings(server.connection);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       notes.push(`could not read ${engine}'s settings: ${redactText(message)}`);
     }
   }

@@ -11,6 +11,7 @@ import { DelayScheduler } from "./delay-lines";
 import { PreciseSleeper } from "./precise-sleep";
 import type { Envelope, ProxyReply, ProxyRequest, ProxyStartRequest } from "./protocol";
 import { ignored } from "../runtime/debug";
+import { errorMessage } from "../runtime/error-message";
 
 let scheduler: DelayScheduler | undefined;
 let server: net.Server | undefined;
@@ -124,9 +125,7 @@ async function handle(request: ProxyRequest): Promise<ProxyReply> {
 process.on("message", (message: Envelope<ProxyRequest>) => {
   handle(message.body)
     .then((body) => reply(message.id, body))
-    .catch((error: unknown) =>
-      reply(message.id, { type: "error", message: error instanceof Error ? error.message : String(error) }),
-    );
+    .catch((error: unknown) => reply(message.id, { type: "error", message: errorMessage(error) }));
 });
 // The lab went away: nothing else would stop us.
 process.on("disconnect", () => void stop(0));

@@ -11,6 +11,7 @@ import {
   type ResourceRecord,
 } from "./resource-registry";
 import { handleErrors } from "./error-events";
+import { errorMessage } from "./error-message";
 
 function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -131,7 +132,7 @@ export interface ReapOptions {
 }
 
 function reasonKept(resource: ResourceRecord, error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   if (resource.type !== "docker-container" || !containerRemover) return message;
   return containerRemover.reasonKept(resource, error);
 }

@@ -5,6 +5,7 @@
 import { abortRuns, inKernel, runsEnded } from "./interrupt";
 import { ownRecords, unregister } from "./resource-registry";
 import { releaseOwnResources, removeProcessResource, spawnDetachedReaper } from "./reaper";
+import { errorMessage } from "./error-message";
 
 let stopping: Promise<void> | undefined;
 
@@ -22,9 +23,7 @@ export function shutdownAll(): Promise<void> {
   stopping ??= Promise.allSettled([...inMemory].map((stop) => stop()))
     .then(() => releaseOwnResources())
     .catch((error: unknown) => {
-      process.stderr.write(
-        `db-write-lab: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`,
-      );
+      process.stderr.write(`db-write-lab: shutdown failed: ${errorMessage(error)}\n`);
     })
     .finally(() => {
       stopping = undefined;

@@ -11,6 +11,7 @@ import { embeddedPostgresUnavailable } from "./embedded/postgres-binaries";
 import { ExternalTarget } from "./external/external-target";
 import { checkEngine, ENGINE_FACTS, foreignUriWarning, type Engine } from "./engines";
 import { TARGET_KINDS, type Target, type TargetKind } from "./types";
+import { errorMessage } from "../runtime/error-message";
 
 export type TargetChoice = "auto" | TargetKind;
 export const TARGET_CHOICES: readonly TargetChoice[] = ["auto", ...TARGET_KINDS];
@@ -78,7 +79,7 @@ export async function decideTarget(engine: Engine, choice: TargetChoice = "auto"
     endpoint = currentEndpoint();
     placementFor(endpoint);
   } catch (error) {
-    throw new ParameterError(error instanceof Error ? error.message : String(error), { cause: error });
+    throw new ParameterError(errorMessage(error), { cause: error });
   }
   const where = endpoint.local ? "" : ` (${endpoint.host}, from ${endpoint.source})`;
   if (wanted === "docker") {

@@ -7,6 +7,7 @@ import { withClient } from "../engines/postgres/connect";
 import { cloneDatabase, dropDatabases, recreateDatabase } from "../engines/postgres/template-database";
 import { databasePrefix } from "../targets/run-names";
 import type { StartedServer } from "../targets/types";
+import { errorMessage } from "../runtime/error-message";
 
 /** A session of the lab's own on one of the run's databases. */
 export const withAdmin = <T>(server: StartedServer, database: string, fn: (c: Client) => Promise<T>): Promise<T> =>
@@ -49,7 +50,7 @@ export async function restartServer(server: StartedServer): Promise<{ restartSec
   } catch (error) {
     return {
       restartSeconds: (Date.now() - began) / 1000,
-      failed: error instanceof Error ? error.message : String(error),
+      failed: errorMessage(error),
     };
   }
 }

@@ -8,6 +8,7 @@ import { trialBoundMs, watchTrial } from "./watchdog";
 import { withTrialOutput } from "./raw-output";
 import { withTimeout } from "../runtime/timeout";
 import { orderSeed, seededShuffle } from "../stats/order";
+import { errorMessage } from "../runtime/error-message";
 
 export { TrialFailedError } from "./failures";
 
@@ -223,7 +224,7 @@ function failedRecord<C extends object>(
     repeat: planned.repeat,
     ...(planned.position !== undefined ? { position: planned.position } : {}),
     status: "failed",
-    error: error instanceof Error ? error.message : String(error),
+    error: errorMessage(error),
     startedAt,
     finishedAt: new Date().toISOString(),
   };

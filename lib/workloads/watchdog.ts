@@ -15,6 +15,7 @@ import { isDockerHostLoss, ServerLostError, StallError, TrialFailedError } from 
 import { LIVENESS } from "../engines/liveness";
 import { withTimeout } from "../runtime/timeout";
 import { ENGINE_FACTS } from "../targets/engines";
+import { errorMessage } from "../runtime/error-message";
 
 export { isDockerHostLoss, StallError } from "./failures";
 
@@ -81,7 +82,7 @@ async function stopStalled(server: StartedServer): Promise<string | undefined> {
     await server.stop();
     return undefined;
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return errorMessage(error);
   }
 }
 
@@ -305,7 +306,7 @@ export function explainServerLoss(server: StartedServer, error: unknown): unknow
     if (last) reasons.push(`its log says: ${last.trim()}`);
   }
   if (!reasons.length) return error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return new ServerLostError(`${capitalise(serverName(server))} went away (${message}): ${reasons.join("; ")}`, {
     cause: error,
   });
@@ -332,7 +333,6 @@ async function explainDockerHostLoss(server: StartedServer, error: unknown): Pro
   const {
     dockerAvailable,
     dockerEndpoint,
-    errorText,
     noteIfUnreachable,
     recentlyUnreachable,
     DockerHostGoneError,
@@ -354,7 +354,7 @@ async function explainDockerHostLoss(server: StartedServer, error: unknown): Pro
   // "Connection terminated" alone would not say the SSH link dropped.
   const drop = (server as { linkDrop?: () => string | undefined }).linkDrop?.();
   if (remote && drop !== undefined)
-    return new DockerHostLinkLostError(serverName(server), `${errorText(error)}; ${drop}`, where);
+    return new DockerHostLinkLostError(serverName(server), `${errorMessage(error)}; ${drop}`, where);
   return error;
 }
 
@@ -369,7 +369,7 @@ async function explainLoss(
   if (seenOnlyThroughConnection(server) && !(error instanceof ServerLostError)) {
     const unanswered = await unansweredProbe(server, probe);
     if (unanswered !== undefined) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       return new ServerLostError(
         `${capitalise(serverName(server))} stopped answering, so the connection to it was lost (${message.trim()}): ${unanswered}`,
         { cause: error },
@@ -387,7 +387,7 @@ async function explainLoss(
     }
     const gone = await server.processGone?.();
     if (gone !== undefined) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       return new ServerLostError(`${capitalise(serverName(server))} went away (${message}): ${gone}`, { cause: error });
     }
     if (Date.now() >= deadline) return error;
@@ -407,7 +407,7 @@ async function unansweredProbe(
   } catch (error) {
     const handshake = await tcpHandshake(c.host, c.port);
     return (
-      `no answer to a liveness probe within ${seconds(timeoutMs)} s (${error instanceof Error ? error.message : String(error)})` +
+      `no answer to a liveness probe within ${seconds(timeoutMs)} s (${errorMessage(error)})` +
       (handshake ? "" : ` and no TCP handshake with ${c.host}:${c.port}: the link to it is down`)
     );
   }

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { extendMessage } from "../../lib/runtime/error-message";
+import { errorMessage, extendMessage } from "../../lib/runtime/error-message";
 
 test("an error's message grows once, in the message and in the stack's first line, whether or not the stack was read before", () => {
   const unread = new Error("the engine went away");
@@ -12,4 +12,12 @@ test("an error's message grows once, in the message and in the stack's first lin
   void read.stack;
   extendMessage(read, ". 2 of 6 trials finished");
   assert.equal(read.stack?.split("\n")[0], "Error: the engine went away. 2 of 6 trials finished");
+});
+
+test("what was thrown, as text: an Error's message (its subclasses' too), anything else as String gives it", () => {
+  assert.equal(errorMessage(new TypeError("x is not a function")), "x is not a function");
+  assert.equal(errorMessage(new Error("")), "");
+  assert.equal(errorMessage("the server went away"), "the server went away");
+  assert.equal(errorMessage(undefined), "undefined");
+  assert.equal(errorMessage({ code: "57P01" }), "[object Object]");
 });

@@ -15,6 +15,7 @@ import {
   withWindowWal,
   type WalRecordStats,
 } from "./wal-records";
+import { errorMessage } from "../../runtime/error-message";
 
 export interface TimedWindowSteps<B, R, A> {
   readonly connection: ConnectionInfo;
@@ -105,9 +106,7 @@ async function countOrNote<T>(
     return await count();
   } catch (error) {
     const why = refused && isWalRemoved(error) ? `; the server did not hold the window's WAL: ${refused}` : "";
-    steps.onNote?.(
-      `no WAL record counts for ${steps.key}: ${error instanceof Error ? error.message : String(error)}${why}`,
-    );
+    steps.onNote?.(`no WAL record counts for ${steps.key}: ${errorMessage(error)}${why}`);
     return undefined;
   }
 }

@@ -5,6 +5,7 @@ import { ignored } from "../../runtime/debug";
 import { countersFrom, keyGuard, sumPresentCounters, type Counters } from "../../stats/counters";
 import type { ConnectionInfo } from "../../targets/types";
 import { connect, endClient } from "./connect";
+import { errorMessage } from "../../runtime/error-message";
 
 export interface WalRecordStats {
   readonly count: number;
@@ -17,7 +18,7 @@ export async function enableWalInspect(client: Client): Promise<string | undefin
     await client.query("CREATE EXTENSION IF NOT EXISTS pg_walinspect");
     return undefined;
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return errorMessage(error);
   }
 }
 
@@ -69,7 +70,7 @@ export async function btreeEntriesBetween(client: Client, start: string, end: st
 }
 
 export function isWalRemoved(error: unknown): boolean {
-  return /has already been removed/.test(error instanceof Error ? error.message : String(error));
+  return /has already been removed/.test(errorMessage(error));
 }
 
 /** A temporary replication slot keeps a checkpoint from removing the window's first segments. */
@@ -85,7 +86,7 @@ export class WalHold {
       await client.query("SELECT pg_create_physical_replication_slot($1, true, true)", [slot]);
       return new WalHold(client, slot);
     } catch (error) {
-      return error instanceof Error ? error.message : String(error);
+      return errorMessage(error);
     }
   }
 

@@ -240,6 +240,15 @@ test("02 sensitivity: a repeat with a timed checkpoint is flagged and the verdic
   );
 });
 
+test("02: a size that is not a number (an empty index) reads n/a, as an unmeasured one, with no unit", () => {
+  const trials = run(6, (r) => ({
+    a: { seconds: 10 * jitter(r) },
+    b: { seconds: 20 * jitter(r + 1), indexBytes: NaN, tableBytes: NaN },
+  }));
+  const why = checkClaims(summaryOf(trials)).find((c) => c.id === "3")?.why ?? "";
+  assert.match(why, /\(table n\/a, B's index n\/a, shared_buffers 128 MB;/);
+});
+
 test("02 at the default profile's own plan: (4) on the fewer-codes pairs decided both ways; (1b), (3), (5) not tested", () => {
   const p = experiment.params("default");
   const held = checkPlan(p, SEED_SHAPE);

@@ -1,7 +1,7 @@
 /** Seed 001's claims, paired per repeat: (4) on the fewer-codes pairs when the run has them, others on the headline. */
 import type { CreateIndexAfterLoadParams } from "./params";
 import { declare, from, readQuotes, stat } from "../../stats/claim-engine";
-import { count, f1, f2, percent } from "../../stats/format";
+import { bytesIn, count, f1, f2, percent } from "../../stats/format";
 import { CODE_VALUES } from "./workload/sql";
 import { seedFigures } from "./seed";
 import * as sum from "./summarise";
@@ -12,7 +12,7 @@ type Both = Pair & { readonly a: M; readonly b: M };
 const Q = readQuotes(__dirname);
 const sec = (ms: number | undefined) => f2((ms ?? NaN) / 1000);
 const minSec = (s: number) => `${Math.floor(s / 60)} m ${Math.round(s % 60)} s`;
-const mib = (bytes: number | undefined) => (bytes === undefined ? "n/a" : `${f1(bytes / 2 ** 20)} MB`);
+const mib = (bytes: number | undefined) => bytesIn(bytes, "MB", 1);
 const SEED_ROWS = 100_000_000;
 
 const bothRan = (p: Pair | undefined) => (p?.a && p.b ? (p as Both) : undefined);

@@ -15,7 +15,7 @@ type S = sum.CreateIndexSummary;
 type M = sum.MethodSummary;
 // Tables format numbers to 3 significant digits themselves; this only drops what cannot be shown.
 const num = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? undefined : x);
-const mb = (bytes: number | undefined) => (bytes === undefined ? undefined : bytes / 2 ** 20);
+const mb = (bytes: number | undefined) => num(bytes === undefined ? undefined : bytes / 2 ** 20);
 const perRowUs = (seconds: number | undefined, rows: number) =>
   seconds === undefined ? undefined : (seconds / rows) * 1e6;
 const short = (m: Method) => (m === "load_then_index" ? "A" : "B");

@@ -3,6 +3,7 @@ import { defineExperiment, serverName } from "../define";
 import { memoryAndWalSettings } from "../../engines/postgres/server-settings";
 import { serverFreeBytes } from "../../targets/disk-need";
 import type { ServerSpec } from "../../targets/types";
+import { lastTrialText } from "../../workloads/pgbench-trial";
 import { withActivity } from "../../workloads/server-activity";
 import { lookPlan, nextRound, type RoundState } from "../../stats/adaptive";
 import { judge } from "../../stats/claim-engine";
@@ -173,7 +174,7 @@ export const experiment = defineExperiment<OverIndexingParams, OverIndexingTrial
             if (!notes.includes(n)) notes.push(n);
           },
           onRound: (next, last) => {
-            const lastText = last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : "";
+            const lastText = lastTrialText(last);
             progress.update(last ? position(last) + 1 : 0, plan.length, `${lastText}${next ? next.key : "done"}`);
           },
           onStatus: (t, text) => progress.update(position(t), plan.length, text),

@@ -3,6 +3,7 @@ import { judgeOne } from "../../stats/claim-engine";
 import { lookPlan, nextRound } from "../../stats/adaptive";
 import type { Verdict } from "../../stats/claims";
 import { bytesText, type DiskNeed } from "../../targets/disk-need";
+import { lastTrialText } from "../../workloads/pgbench-trial";
 import { runAdaptivePlan, type RoundsSoFar } from "../adaptive-rounds";
 import { defineExperiment, serverName } from "../define";
 import { pgbenchOnPostgres } from "../servers";
@@ -138,7 +139,7 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
           signal,
           onNote: (n) => notes.push(n),
           onRun: (next, last) => {
-            const lastText = last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : "";
+            const lastText = lastTrialText(last);
             const nextText = next ? `cloning + restart for ${next.key}…` : "done";
             progress.update(last ? at(last.key) + 1 : Math.max(0, at(next?.key)), plan.length, lastText + nextText);
           },

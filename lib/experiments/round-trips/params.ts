@@ -7,6 +7,7 @@ import { SYNC_LEVELS } from "./workload/replication";
 import type { ProfileName } from "../../params/profiles";
 import { custom, declareParams, integer, listOf, number, numbers, oneOf, type ParamsOf } from "../../params/declare";
 import { ParameterError } from "../../params/validate";
+import { errorMessage } from "../../runtime/error-message";
 
 export const ENVIRONMENTS = ["local", "same-az", "cross-az", "quorum-same-az", "quorum-cross-az"] as const;
 export const QUORUM_STORAGE = ["memory", "disk"] as const;
@@ -18,7 +19,7 @@ export function hostEndpoint(name: string, value: string): DockerEndpoint {
     if (value.includes("://")) return endpointFromHost(value, name);
     return resolveEndpoint({ ...process.env, DOCKER_HOST: "", DOCKER_CONTEXT: value });
   } catch (error) {
-    throw new ParameterError(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ParameterError(`${name}: ${errorMessage(error)}`);
   }
 }
 

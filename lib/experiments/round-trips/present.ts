@@ -96,7 +96,10 @@ export function showRttTable(s: RoundTripsSummary): void {
       note: e.calibration ? CALIBRATION_NOTES[e.calibration.mode].table : "",
     };
   });
-  showTable(rows, { caption: "Round trip by environment: the seed's figures beside ours", digits: 4 });
+  showTable(rows, {
+    caption: `Round trip by environment: the seed's figures (its ${CASE_INFO.select1.seedFile}) beside ours`,
+    digits: 4,
+  });
 }
 
 /** The seed's table 2 (autocommit vs one transaction) with ours beside it. */
@@ -125,7 +128,8 @@ export function showAutocommitTable(s: RoundTripsSummary): void {
   });
   showTable(rows, {
     caption:
-      `10,000 single-row UPDATEs, autocommit (a) vs one transaction (b): ours ran ${s.statements.toLocaleString("en-US")} per trial, ` +
+      `10,000 single-row UPDATEs, autocommit (a, the seed's ${CASE_INFO.update_autocommit.seedFile}) vs one transaction ` +
+      `(b, its ${CASE_INFO.update_one_transaction.seedFile}): ours ran ${s.statements.toLocaleString("en-US")} per trial, ` +
       `scaled ×${(10_000 / s.statements).toFixed(1)}. a / b is formed per repeat (the cases run back to back), then the exact interval ` +
       `of its median [low–high]. Kind: loopback = this machine's server as it is, emulated = delays/standbys this lab set, real = a ` +
       `server measured as it is. Flagged: ${OUTLIER_RULE}, or a checkpoint inside the trial`,
@@ -163,6 +167,7 @@ export function showCaseTable(s: RoundTripsSummary): void {
   const rows: Row[] = s.cases.map((c) => ({
     environment: c.environment,
     case: CASE_INFO[c.case].label,
+    "seed file": CASE_INFO[c.case].seedFile,
     n: c.trials,
     "median s": r(c.medianSeconds),
     "min–max s": `${c.minSeconds.toFixed(3)}–${c.maxSeconds.toFixed(3)}`,

@@ -7,6 +7,7 @@ import { MIN_COVERAGE } from "../../stats/claims";
 import { percent } from "../../stats/format";
 import type { ServerSpec } from "../../targets/types";
 import { memoryAndWalSettings } from "../../engines/postgres/server-settings";
+import { lastTrialText } from "../../workloads/pgbench-trial";
 import { withActivity } from "../../workloads/server-activity";
 import { runTrials } from "../../workloads/trials";
 import { listTables } from "./workload/catalog";
@@ -234,7 +235,7 @@ export async function runRounds({
           progress.update(
             Math.max(0, trialPlan.indexOf(part[0])) + done,
             trialPlan.length,
-            `${last ? `last: ${last.key} ${last.pgbench?.summary.tps.toFixed(0)} tps · ` : ""}${next ? next.key : "done"}`,
+            `${lastTrialText(last)}${next ? next.key : "done"}`,
           ),
       });
     },

@@ -11,6 +11,7 @@ import { endpointFromRef, resolveEndpoint, type DockerEndpoint } from "./endpoin
 import { sshDockerConnection } from "./ssh-docker-host";
 import { DockerHostLossError } from "../errors";
 import { withTimeout } from "../../runtime/timeout";
+import { errorMessage } from "../../runtime/error-message";
 
 const clients = new Map<string, Docker>();
 
@@ -147,14 +148,10 @@ export function isDockerHostUnreachable(error: unknown): boolean {
   );
 }
 
-export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 export class DockerHostGoneError extends DockerHostLossError {
   override readonly name = "DockerHostGoneError";
   constructor(lost: string, cause: unknown, where = dockerEndpoint()) {
-    super(`the Docker engine at ${where} went away; ${lost} was lost (${errorText(cause)})`, { cause });
+    super(`the Docker engine at ${where} went away; ${lost} was lost (${errorMessage(cause)})`, { cause });
   }
 }
 
@@ -164,7 +161,7 @@ export class DockerHostLinkLostError extends DockerHostLossError {
   constructor(lost: string, cause: unknown, where: string) {
     super(
       `the connection to the Docker engine at ${where} dropped; ${lost} lost its connection ` +
-        `(${errorText(cause)}); the engine answers again`,
+        `(${errorMessage(cause)}); the engine answers again`,
       { cause },
     );
   }
@@ -201,7 +198,7 @@ export function recentlyUnreachable(where: string): Error | undefined {
 
 export function noteIfUnreachable(where: string, error: unknown): void {
   if ((error as { statusCode?: number }).statusCode === undefined)
-    unreachableEngines.set(where, { reason: errorText(error), at: Date.now() });
+    unreachableEngines.set(where, { reason: errorMessage(error), at: Date.now() });
 }
 
 /** Removes a recorded container on the engine its record names, not today's; bounded by REMOVE_TIMEOUT_MS. */
@@ -241,7 +238,7 @@ setContainerRemover({
   reasonKept: (resource, error) => {
     const where = resource.dockerHost ?? dockerEndpoint();
     return isDockerHostUnreachable(error)
-      ? `the Docker engine at ${where} cannot be reached (${errorText(error)})`
-      : `on the Docker engine at ${where}: ${errorText(error)}`;
+      ? `the Docker engine at ${where} cannot be reached (${errorMessage(error)})`
+      : `on the Docker engine at ${where}: ${errorMessage(error)}`;
   },
 });

@@ -7,6 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { resolveSsh, type ResolvedSsh } from "./ssh-config";
+import { errorMessage } from "../../runtime/error-message";
 
 export type EndpointKind = "unix" | "npipe" | "ssh" | "tcp-tls" | "tcp";
 
@@ -76,7 +77,7 @@ export function endpointFromHost(host: string, source: string, tls?: TlsFiles, c
           port: url.port ? Number(url.port) : undefined,
         });
       } catch (error) {
-        throw new Error(`${source} is ${host}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new Error(`${source} is ${host}: ${errorMessage(error)}`);
       }
       return { ...base, kind: "ssh", local: false, ssh };
     }

@@ -5,6 +5,7 @@
  */
 import type Docker from "dockerode";
 import type { Engine } from "../types";
+import { errorMessage } from "../../runtime/error-message";
 import { dockerClient } from "./docker-client";
 import type { ImageProgressCallback } from "./image-progress";
 import { ensureStandInImage } from "./standin-image";
@@ -92,10 +93,6 @@ async function pull(docker: Docker, image: string, onProgress?: ImageProgressCal
 /** Pull failures remembered per engine for the process, so an offline run does not ask again. */
 const failedPulls = new WeakMap<Docker, Map<string, string>>();
 
-function errorMessage(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).trim();
-}
-
 function pullAdvice(official: string): string {
   return `docker pull ${official} where a registry is reachable (or docker save / docker load to carry it over), or let the lab pull it: DBLAB_PULL=missing`;
 }
@@ -124,7 +121,7 @@ export async function resolveImage(
         await pull(docker, official, onProgress);
         return { image: official, standIn: false };
       } catch (error) {
-        pullError = errorMessage(error);
+        pullError = errorMessage(error).trim();
         failed.set(official, pullError);
         onProgress?.({ phase: "pull", image: official, message: `cannot be pulled: ${pullError}` });
       }
@@ -138,7 +135,7 @@ export async function resolveImage(
       return { image: (await ensureStandInImage(onProgress, docker)).image, standIn: true };
     } catch (error) {
       throw new Error(
-        `${missing}, and the offline stand-in image could not be built (${errorMessage(error)}). ` +
+        `${missing}, and the offline stand-in image could not be built (${errorMessage(error).trim()}). ` +
           `Either ${pullAdvice(official)}; or install the stand-in's parts (npm run setup installs busybox-static).`,
         { cause: error },
       );

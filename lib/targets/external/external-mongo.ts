@@ -6,6 +6,7 @@ import { EXTERNAL_STORAGE } from "../storage";
 import { redactText, redactUri } from "../uri";
 import type { ConnectionInfo, ServerDescription, StartedServer } from "../types";
 import { handleErrors } from "../../runtime/error-events";
+import { errorMessage } from "../../runtime/error-message";
 
 export class ExternalMongoServer implements StartedServer {
   readonly kind = "external" as const;
@@ -56,10 +57,9 @@ export class ExternalMongoServer implements StartedServer {
       };
       return new ExternalMongoServer(uri, connection, description, database);
     } catch (error) {
-      throw new Error(
-        `Cannot reach the external MongoDB at ${redactUri(uri)}: ${redactText(error instanceof Error ? error.message : String(error))}`,
-        { cause: error },
-      );
+      throw new Error(`Cannot reach the external MongoDB at ${redactUri(uri)}: ${redactText(errorMessage(error))}`, {
+        cause: error,
+      });
     } finally {
       await client.close();
     }

@@ -19,6 +19,7 @@ import { restartServer, templateClones, withAdmin } from "../../../workloads/fre
 import { tryExtension } from "../../../engines/postgres/one-table-counters";
 import type { ReindexMode, ReindexUnderLoadParams } from "../params";
 import { ActivitySampler, lockTimeline, type ActivitySample, type LockTimeline, type Span } from "./activity";
+import { errorMessage } from "../../../runtime/error-message";
 
 const DATABASES = templateClones("pgbench_template", ["pgbench_run"]);
 export const WORKLOAD_DATABASES = DATABASES.databases;
@@ -157,7 +158,7 @@ export class ReindexSession {
       try {
         await this.client.query(sql);
       } catch (e) {
-        error = `${sql}: ${e instanceof Error ? e.message : String(e)}`;
+        error = `${sql}: ${errorMessage(e)}`;
         break;
       }
       statements.push({ index, sql, startMs: began, endMs: Date.now() });

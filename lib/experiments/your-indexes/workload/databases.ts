@@ -11,6 +11,7 @@ import { timed } from "../../../workloads/timed";
 import { withAdmin } from "../../../workloads/fresh-copies";
 import type { Variant } from "./variants";
 import type { YourIndexesParams } from "../params";
+import { errorMessage } from "../../../runtime/error-message";
 
 // Under the run's prefix (run-names.ts), so two runs on one external server never share a database.
 const named = (server: StartedServer, suffix: string): string => `${databasePrefix(server)}_${suffix}`;
@@ -123,7 +124,7 @@ export async function buildVariants(
               // The server refuses with a SQLSTATE; a lost connection (none, or class 08/57P) is not the statement.
               const code = (error as { code?: unknown }).code;
               throw new CandidateError(
-                `candidates[${candidates.indexOf(statement)}] (${statement}) failed: ${error instanceof Error ? error.message : String(error)}`,
+                `candidates[${candidates.indexOf(statement)}] (${statement}) failed: ${errorMessage(error)}`,
                 { cause: error, byInput: typeof code === "string" && !/^(08|57P)/.test(code) },
               );
             }

@@ -17,6 +17,7 @@ import { timed, type SecondsOf } from "../../../workloads/timed";
 import type { PgbenchLoad } from "../../../workloads/pgbench-trial";
 import { runDatabase } from "./databases";
 import { withAdmin } from "../../../workloads/fresh-copies";
+import { errorMessage } from "../../../runtime/error-message";
 
 export type YourIndexesCondition = { readonly variant: string };
 
@@ -293,7 +294,7 @@ export async function checkScripts(
       if (signal?.aborted) throw error;
       const kind = error instanceof PgbenchError ? error.kind : undefined;
       const lost = kind === "connection" || kind === "silent" ? "lost the server" : "failed";
-      throw checkFailure(name, reading, error instanceof Error ? error.message : String(error), lost, kind, error);
+      throw checkFailure(name, reading, errorMessage(error), lost, kind, error);
     });
     // A failed check is said from pgbench's words; the server may be gone, so its counters are not read.
     if (result.summary.abortedClients > 0 || result.summary.transactions === 0) {

@@ -8,6 +8,7 @@ import { InputError } from "../../../runtime/input-error";
 import { redactText } from "../../../targets/uri";
 import type { StartedServer } from "../../../targets/types";
 import { withAdmin } from "../../../workloads/fresh-copies";
+import { errorMessage } from "../../../runtime/error-message";
 
 /** The source could not be read: says why (the URI's password never appears). */
 export class SourceError extends Error {
@@ -49,8 +50,6 @@ export interface SourceStats {
 
 export type SourceInfo = SourceStats & { readonly rowsCopied: Readonly<Record<string, number>> };
 
-const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
-
 /** `fn` in one READ ONLY snapshot of the source, connected by the external target's rules; failing: a SourceError. */
 async function withReadOnlySource<T>(
   uri: string,
@@ -61,7 +60,7 @@ async function withReadOnlySource<T>(
   const { client: source } = await connectAdmin(uri, { applicationName: "dblab-sample (read only)" }).catch(
     (error: unknown) => {
       const why = error instanceof PlaintextRefusedError ? "refused" : "cannot connect to";
-      throw new SourceError(`sampleFrom: ${why} ${shown}: ${redactText(message(error))}`, { cause: error });
+      throw new SourceError(`sampleFrom: ${why} ${shown}: ${redactText(errorMessage(error))}`, { cause: error });
     },
   );
   try {
@@ -69,7 +68,7 @@ async function withReadOnlySource<T>(
     return await fn(source, shown);
   } catch (error) {
     if (error instanceof SourceError) throw error;
-    throw new SourceError(`sampleFrom: reading ${what}${shown} failed: ${message(error)}`, { cause: error });
+    throw new SourceError(`sampleFrom: reading ${what}${shown} failed: ${errorMessage(error)}`, { cause: error });
   } finally {
     await source.query("ROLLBACK").catch(ignored("sampleFrom: ROLLBACK on the source"));
     await source.end().catch(ignored("sampleFrom: closing the source"));
@@ -171,7 +170,7 @@ export function sampleFromSource(
             lab.query(copyFrom(`COPY ${table} (${columns}) FROM STDIN`)),
           );
         } catch (error) {
-          throw new SourceError(`sampleFrom: copying ${table} from ${shown} failed: ${message(error)}`, {
+          throw new SourceError(`sampleFrom: copying ${table} from ${shown} failed: ${errorMessage(error)}`, {
             cause: error,
           });
         }
