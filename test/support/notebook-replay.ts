@@ -11,7 +11,6 @@ import { gunzipSync } from "node:zlib";
 import ts from "typescript";
 import * as lab from "../../lib/index";
 import { type CapturedOutput, captureOutput } from "../../lib/display/output";
-import { readRun } from "../../lib/results/stored-runs";
 
 /** One output of one cell: `cell` counts the notebook's code cells from 0 (the import cell). */
 export interface TranscriptEntry {
@@ -126,34 +125,24 @@ export function rewriteCells(notebookFile: string): (string | null)[] {
   });
 }
 
-/** A stored run's files, read back as the notebook's `run(...)` returned it. */
-function storedRun(runDirectory: string): { params: unknown; run: unknown } {
-  const stored = readRun(runDirectory);
-  if (!stored.metadata || !stored.params)
-    throw new Error(`${runDirectory}: not a stored run (${stored.problems.join("; ") || "no metadata or params"})`);
-  const calibrationFile = path.join(runDirectory, "calibration.json");
-  const calibration = fs.existsSync(calibrationFile)
-    ? (JSON.parse(fs.readFileSync(calibrationFile, "utf8")) as Record<string, unknown>)
-    : undefined;
-  // A run object carries its metadata's fields (unavailable, notes, …) and 05's calibration.json
-  // beside its trials; the defaults are 05 loadRun's for a run that needed no link or skipped nothing.
-  const extra: Record<string, unknown> = { ...stored.metadata, ...calibration };
-  if (calibration) {
-    extra.network ??= { kind: "none", reason: "no link was needed" };
-    extra.skipped ??= [];
-  }
-  const unavailable = extra.unavailable;
-  if (unavailable && typeof unavailable === "object" && !(unavailable instanceof Map))
-    extra.unavailable = new Map(Object.entries(unavailable));
-  const run = {
-    ...extra,
-    runId: stored.metadata.runId,
-    directory: runDirectory,
-    metadata: stored.metadata,
-    params: stored.params,
-    trials: stored.trials,
-  };
-  return { params: stored.params, run };
+/** What a notebook's namespace offers the replay: its identity and `open` (lib/experiments/define.ts). */
+interface Openable {
+  readonly registered: { readonly slug: string };
+  readonly open: (ref: string) => { readonly params: unknown };
+}
+const isOpenable = (x: unknown): x is Openable =>
+  typeof x === "object" && x !== null && "open" in x && "registered" in x && typeof x.open === "function";
+
+/**
+ * The stored run as the notebook's `run(...)` returned it: read by the notebook's own `open`, from the run's
+ * files and the extras.json its workload kept, so the replay sees what a reader who opens the run sees.
+ */
+function storedRun(notebookFile: string, runDirectory: string): { params: unknown; run: unknown } {
+  const slug = path.basename(notebookFile, ".ipynb");
+  const namespace = Object.values(lab).find((x) => isOpenable(x) && x.registered.slug === slug);
+  if (!isOpenable(namespace)) throw new Error(`no notebook namespace in the lab has the slug ${slug}`);
+  const run = namespace.open(runDirectory);
+  return { params: run.params, run };
 }
 
 /** plotly.js as setupCharts inlines it: gzipped by the building Node's zlib, then base64. */
@@ -197,7 +186,7 @@ function outputText(output: CapturedOutput): string {
  */
 export async function replayNotebook(notebookFile: string, runDirectory: string): Promise<TranscriptEntry[]> {
   const cells = rewriteCells(notebookFile);
-  const { params, run } = storedRun(path.resolve(runDirectory));
+  const { params, run } = storedRun(notebookFile, path.resolve(runDirectory));
   const scope: Record<string, unknown> = { lab, [STORED_PARAMS]: params, [STORED_RUN]: run };
   scope[SCOPE] = scope;
   const transcript: TranscriptEntry[] = [];
