@@ -38,6 +38,8 @@ import { helpText, notebookParameters } from "./parameters";
 import { writeRunIndex } from "./report-index";
 import { accountCells, accountTime, restText, writeTimeAccount, type TimeAccount } from "../lib/results/time-account";
 import { noteLines, RESUME_ENV, resolveResume, resumeLine, resumeOutcome, runOf, type ResumePlan } from "./resume";
+import { REOPEN_ENV } from "../lib/results/run-store";
+import { resolveReopen, type ReopenPlan } from "./reopen";
 import { errorMessage } from "../lib/runtime/error-message";
 
 export { UsageError };
@@ -59,6 +61,9 @@ Options:
   --resume RUN         continue a stored run (an id from \`npm run runs\`, a unique prefix, or "last"):
                        its notebook with its recorded profile and parameters (data/results/RUN/params.json);
                        its finished trials are skipped; a --set or --profile that changes them is refused
+  --reopen RUN         show a finished stored run again (id, unique prefix, "last" or "latest of notebook NN"):
+                       its notebook with this lab's code and a new report, no server started, no trial run;
+                       the run's own files are left as they are
   --eta-only           print each notebook's estimated duration on this machine and exit (no server starts)
   --help               show this help; with --only, also those notebooks' parameters (every
                        notebook's: docs/parameters.md)
@@ -79,6 +84,8 @@ interface Options {
   cellTimeoutSec?: number;
   /** `--resume`: a stored run's id, a unique prefix of one, or "last". */
   resume?: string;
+  /** `--reopen`: a finished stored run to show again. */
+  reopen?: string;
   /** `--eta-only`: print the estimates and stop before any kernel or server starts. */
   etaOnly: boolean;
   /** Whether --profile was given (a resume refuses one that differs from the run's). */
@@ -104,6 +111,7 @@ const REPRODUCE_OPTIONS = {
   "reports-dir": { type: "string" },
   "cell-timeout": { type: "string" },
   resume: { type: "string" },
+  reopen: { type: "string" },
   "eta-only": { type: "boolean" },
 } as const;
 
@@ -142,6 +150,9 @@ export function parseArgs(argv: readonly string[]): Options {
         break;
       case "resume":
         opts.resume = valueOf(option);
+        break;
+      case "reopen":
+        opts.reopen = valueOf(option);
         break;
       case "only":
         opts.only.push(
@@ -194,6 +205,8 @@ interface Planned {
   overrides: Record<string, unknown>;
   /** Set when this notebook continues a stored run (`--resume`). */
   resume?: ResumePlan;
+  /** Set when this notebook shows a stored run again (`--reopen`): nothing to time, nothing to store. */
+  reopen?: ReopenPlan;
 }
 
 /**
@@ -204,6 +217,10 @@ interface Planned {
 export function etaLines(planned: readonly Planned[], etas?: Map<string, number>): string[] {
   const lines: string[] = [];
   for (const p of planned) {
+    if (p.reopen) {
+      lines.push(`Reopen ${p.name}: ${p.reopen.text}; no server starts and no trial runs`);
+      continue;
+    }
     const trials = p.entry.estimate?.(p.profile, p.overrides, p.resume?.finishedBefore);
     const estimate = trials && withOutside(trials, p.entry.outsideTrials?.());
     if (estimate) lines.push(`ETA ${p.name}: ${etaText(estimate, p.resume?.runId ?? "<run-id>")}`);
@@ -227,7 +244,7 @@ function checkDisk(planned: readonly Planned[]): void {
   };
   let largest: { p: Planned; need: DiskNeed } | undefined;
   for (const p of planned) {
-    const need = embedded(p) ? p.entry.disk?.(p.profile, p.overrides) : undefined;
+    const need = !p.reopen && embedded(p) ? p.entry.disk?.(p.profile, p.overrides) : undefined;
     if (need && (!largest || need.bytes > largest.need.bytes)) largest = { p, need };
   }
   if (!largest) return;
@@ -252,7 +269,10 @@ function checkDisk(planned: readonly Planned[]): void {
 
 /** Checks everything that can be checked before a kernel or server starts. */
 export function plan(opts: Options, root: string): Planned[] {
+  if (opts.resume !== undefined && opts.reopen !== undefined)
+    throw new UsageError("--resume continues a run and --reopen shows one: give one of them");
   if (opts.resume !== undefined) return [planResume(opts, opts.resume, root)];
+  if (opts.reopen !== undefined) return [planReopen(opts, opts.reopen, root)];
   const entries: RegisteredExperiment[] = [];
   // A notebook that needs parameters (00 needs runs) runs by default only when they are given.
   const byDefault = EXPERIMENTS.filter((n) => !n.requires || n.requires.some((k) => k in opts.sets));
@@ -328,6 +348,22 @@ function planResume(opts: Options, ref: string, root: string): Planned {
     overrides: r.overrides,
     resume: r.resume,
   };
+}
+
+/** `--reopen`: the stored run's notebook with its recorded profile and parameters, which the run keeps. */
+function planReopen(opts: Options, ref: string, root: string): Planned {
+  if (Object.keys(opts.sets).length || opts.profileGiven)
+    throw new UsageError("--reopen shows a run with the parameters it ran with: leave out --set and --profile");
+  const r = resolveReopen(ref, opts.only, resultsRoot());
+  const file = path.join(root, r.entry.file);
+  if (!fs.existsSync(file)) throw new UsageError(`${r.entry.id}: notebook file ${r.entry.file} is missing`);
+  try {
+    injectParameters(JSON.parse(fs.readFileSync(file, "utf8")) as NotebookJson, r.profile, r.overrides, r.entry.file);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const name = path.basename(r.entry.file, ".ipynb");
+  return { entry: r.entry, name, profile: r.profile, overrides: r.overrides, reopen: r.reopen };
 }
 
 export function newRunId(now = new Date()): string {
@@ -625,7 +661,7 @@ async function main(): Promise<number> {
   const records: RunRecord[] = planned.map((p) => ({ planned: p }));
   const tty = Boolean(process.stderr.isTTY);
   for (const record of records) {
-    const { entry, name, overrides, profile, resume } = record.planned;
+    const { entry, name, overrides, profile, resume, reopen } = record.planned;
     if (stopSignal) {
       record.skipped = `not run: stopped by ${stopSignal}`;
       continue;
@@ -672,6 +708,7 @@ async function main(): Promise<number> {
           DBLAB_IN_KERNEL: "1",
           DBLAB_PROGRESS_FILE: progressFile,
           ...(resume ? { [RESUME_ENV]: resume.runId } : {}),
+          ...(reopen ? { [REOPEN_ENV]: reopen.runId } : {}),
         },
         onEvent: (e) => {
           if (e.event === "kernel" && !tty) console.log(`[${name}] kernel ready in ${e.seconds.toFixed(1)} s`);
@@ -694,8 +731,9 @@ async function main(): Promise<number> {
     const res = record.result;
     if (res) copyLatest(res, reportsDir);
     if (resume) for (const line of resumeOutcome(resume).lines) console.log(line);
-    record.resumeWith = resumeHintOf(resultsDir, runId, record.planned);
-    const stored = runFor(resultsDir, runId, record.planned);
+    // A reopened run was measured before: no resume hint, no notes of its own again, no time account of this wall.
+    record.resumeWith = reopen ? undefined : resumeHintOf(resultsDir, runId, record.planned);
+    const stored = reopen ? undefined : runFor(resultsDir, runId, record.planned);
     for (const line of noteLines(stored)) console.log(`[${name}]${line}`);
     if (res && stored && stored.state !== "removed") {
       record.time = accountTime(

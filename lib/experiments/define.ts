@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { withProfile, type ProfileName } from "../params/profiles";
 import { rejectUnknownKeys } from "../params/validate";
-import { RunStore, type TrialRecord } from "../results/run-store";
+import { REOPEN_ENV, requestedRun, RunStore, type TrialRecord } from "../results/run-store";
 import { resolveRun } from "../results/stored-runs";
 import { summaryCsv } from "../results/summary-csv";
 import type { RunMetadata } from "../results/metadata";
@@ -158,6 +158,9 @@ export function defineExperiment<
   const eta = etaModel(d.eta, d.plan);
 
   const run = async (p: P, control: RunControl = {}): Promise<Run> => {
+    // `npm run reproduce -- --reopen <id>`: the notebook shows that stored run; nothing starts, nothing runs.
+    const reopen = requestedRun(REOPEN_ENV, d.slug);
+    if (reopen) return open(reopen);
     const startedAt = Date.now();
     const before = (await d.before?.(p)) as B;
     const plan = d.plan?.(p) ?? [];
@@ -210,8 +213,17 @@ export function defineExperiment<
     }
     const extra = readExtras(file);
     const base = { runId: stored.id, directory: stored.directory, metadata: stored.metadata, params: stored.params };
-    return { ...extra, ...base, trials: stored.trials } as unknown as Run;
+    const r = { ...extra, ...base, trials: stored.trials } as unknown as Run;
+    opened.add(r);
+    const when = stored.metadata.startedAt ?? "on an earlier day";
+    const text =
+      `Opened, not measured now: run ${stored.id}, measured ${when}, ` +
+      "shown with this lab's code; its files stay as they are.";
+    show().html(`<p><b>${escapeHtml(text)}</b></p>`);
+    return r;
   };
+  /** Runs given back by `open`: `save` leaves their files as they were measured and judged. */
+  const opened = new WeakSet<object>();
 
   const claims = (summary: S, r: Run): ClaimCheck[] => {
     const set = d.claimsFor?.summary(summary) ?? d.claims;
@@ -222,6 +234,7 @@ export function defineExperiment<
   };
 
   const save = (r: Run, summary: S, checks: readonly ClaimCheck[]): string[] => {
+    if (opened.has(r)) return [];
     const where = { notebook: r.metadata.notebook, params: r.metadata.params, root: path.dirname(r.directory) };
     const store = RunStore.open<C>({ ...where, resumeId: r.runId });
     const csv = { "summary.csv": d.csvRows(summary, r), ...d.moreCsv?.(summary, r) };

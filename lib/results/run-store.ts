@@ -93,11 +93,14 @@ export function repairTornTail(fd: number): void {
 
 /** `npm run reproduce -- --resume <id>`: the first store opened for that notebook resumes it (once). */
 export const RESUME_ENV = "DBLAB_RESUME_ID";
+/** `npm run reproduce -- --reopen <id>`: the notebook's first run() gives back that stored run (once). */
+export const REOPEN_ENV = "DBLAB_REOPEN_ID";
 
-function resumeRequested(notebook: string): string | undefined {
-  const id = process.env[RESUME_ENV];
+/** The run id the kernel was started with in `env`, if it is one of `notebook`'s; taken once. */
+export function requestedRun(env: typeof RESUME_ENV | typeof REOPEN_ENV, notebook: string): string | undefined {
+  const id = process.env[env];
   if (!id || !id.includes(`_${notebook}_`)) return undefined;
-  delete process.env[RESUME_ENV];
+  delete process.env[env];
   return id;
 }
 
@@ -130,7 +133,7 @@ export class RunStore<C extends object = Record<string, unknown>> {
     readonly root?: string;
   }): RunStore<C> {
     const root = options.root ?? resultsRoot();
-    const resumeId = options.resumeId ?? resumeRequested(options.notebook);
+    const resumeId = options.resumeId ?? requestedRun(RESUME_ENV, options.notebook);
     if (resumeId !== undefined) {
       if (!RUN_ID.test(resumeId)) throw new Error(`"${resumeId}" is not a run id`);
       const directory = path.join(root, resumeId);
