@@ -99,6 +99,13 @@ test("a stored run opens as the run returned it: the same trials, summary and ve
       assert.deepEqual(experiment.summarise(opened), summary, `${ref}: its summary`);
       assert.deepEqual(verdicts(opened), verdicts(run), `${ref}: its verdicts`);
     }
+    // An opened run's files stay as they were measured and judged; the run as run() returned it saves as before.
+    const summaryFile = path.join(run.directory, "summary.json");
+    assert.ok(experiment.save(run, summary, experiment.claims(summary, run)).includes(summaryFile));
+    const stored = fs.readFileSync(summaryFile, "utf8");
+    const opened = experiment.open(run.runId);
+    assert.deepEqual(experiment.save(opened, summary, experiment.claims(summary, opened)), []);
+    assert.equal(fs.readFileSync(summaryFile, "utf8"), stored);
     assert.throws(() => experiment.open("latest of notebook 03"), /no finished run of notebook 03/);
     const other = path.join(root, run.runId.replace("07-fillfactor-hot", "08-index-types"));
     fs.cpSync(run.directory, other, { recursive: true });
