@@ -316,15 +316,25 @@ export function plan(opts: Options, root: string): Planned[] {
     } catch (e) {
       throw new UsageError(`${entry.id} (${entry.file}): ${(e as Error).message}`);
     }
-    const file = path.join(root, entry.file);
-    if (!fs.existsSync(file)) throw new UsageError(`${entry.id}: notebook file ${entry.file} is missing`);
-    try {
-      injectParameters(JSON.parse(fs.readFileSync(file, "utf8")) as NotebookJson, opts.profile, overrides, entry.file);
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+    checkInjection(root, entry, opts.profile, overrides);
     return { entry, name: path.basename(entry.file, ".ipynb"), profile: opts.profile, overrides };
   });
+}
+
+/** The notebook's file is there and its `parameters` cell takes these, checked before any kernel starts. */
+function checkInjection(
+  root: string,
+  entry: RegisteredExperiment,
+  profile: ProfileName,
+  overrides: Record<string, unknown>,
+): void {
+  const file = path.join(root, entry.file);
+  if (!fs.existsSync(file)) throw new UsageError(`${entry.id}: notebook file ${entry.file} is missing`);
+  try {
+    injectParameters(JSON.parse(fs.readFileSync(file, "utf8")) as NotebookJson, profile, overrides, entry.file);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
 }
 
 /** `--resume`: the stored run's notebook, with its recorded profile and parameters as the overrides. */
@@ -334,13 +344,7 @@ function planResume(opts: Options, ref: string, root: string): Planned {
     { profile: opts.profileGiven ? opts.profile : undefined, only: opts.only, sets: opts.sets },
     resultsRoot(),
   );
-  const file = path.join(root, r.entry.file);
-  if (!fs.existsSync(file)) throw new UsageError(`${r.entry.id}: notebook file ${r.entry.file} is missing`);
-  try {
-    injectParameters(JSON.parse(fs.readFileSync(file, "utf8")) as NotebookJson, r.profile, r.overrides, r.entry.file);
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
+  checkInjection(root, r.entry, r.profile, r.overrides);
   return {
     entry: r.entry,
     name: path.basename(r.entry.file, ".ipynb"),
@@ -355,13 +359,7 @@ function planReopen(opts: Options, ref: string, root: string): Planned {
   if (Object.keys(opts.sets).length || opts.profileGiven)
     throw new UsageError("--reopen shows a run with the parameters it ran with: leave out --set and --profile");
   const r = resolveReopen(ref, opts.only, resultsRoot());
-  const file = path.join(root, r.entry.file);
-  if (!fs.existsSync(file)) throw new UsageError(`${r.entry.id}: notebook file ${r.entry.file} is missing`);
-  try {
-    injectParameters(JSON.parse(fs.readFileSync(file, "utf8")) as NotebookJson, r.profile, r.overrides, r.entry.file);
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
+  checkInjection(root, r.entry, r.profile, r.overrides);
   const name = path.basename(r.entry.file, ".ipynb");
   return { entry: r.entry, name, profile: r.profile, overrides: r.overrides, reopen: r.reopen };
 }
