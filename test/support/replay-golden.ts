@@ -6,22 +6,17 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { type TranscriptEntry, replayNotebook } from "./notebook-replay";
+import { EXPERIMENTS } from "../../lib/experiments/registry";
 
 export const PROJECT_ROOT = path.resolve(__dirname, "..", "..", "..");
 export const REPLAY_FIXTURES = path.join(PROJECT_ROOT, "test", "fixtures", "replay");
 export const GOLDEN_DIR = path.join(REPLAY_FIXTURES, "golden");
 export const UPDATE_COMMAND = "npm run test:replay-update";
-/** The notebooks replayed: each has a stored smoke run in test/fixtures/replay/<notebook>. */
-export const REPLAYED_NOTEBOOKS = [
-  "01-index-write-cost",
-  "02-create-index-after-load",
-  "03-over-indexing",
-  "04-reindex-under-load",
-  "05-round-trips",
-  "06-your-indexes",
-  "07-fillfactor-hot",
-  "08-index-types",
-] as const;
+/**
+ * The notebooks replayed: every registered one that runs trials (00 reads other runs), found in the registry as
+ * reproduce finds them, so a new notebook's test fails until its stored smoke run is in test/fixtures/replay/.
+ */
+export const REPLAYED_NOTEBOOKS: readonly string[] = EXPERIMENTS.filter((e) => !e.requires).map((e) => e.slug);
 
 /** Characters of an output kept as they are; an output this short is kept whole. */
 const PREFIX_CHARS = 160;
