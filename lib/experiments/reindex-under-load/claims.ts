@@ -65,7 +65,7 @@ const readsWhy = (mode: ReindexMode) => (s: Sum) => {
   const med = (pick: S.RunValue) => S.perRun(s, pick, "", mode)?.estimate;
   const errors = S.runsOf(s, mode).filter((r) => r.readProbeError).length;
   return (
-    `reads started in the window: ${f0(med((r) => r.readsInWindow))}; the longest wait for a read ${f3(med((r) => r.longestReadWaitS))} s of a ${f1(med((r) => r.readWindowS))} s window, the longest single read ${f1(med((r) => r.readMaxInWindowMs))} ms against a median of ${f3(med((r) => r.readMedianOutsideMs))} ms outside it; the accounts key took ${f1(med((r) => r.accountsReindexSeconds))} s to rebuild (medians over sets)` +
+    `reads started in the window: ${f0(med((r) => r.readsInWindow))}; the longest wait for a read ${f3(med((r) => r.longestReadWaitS))} s of a ${f3(med((r) => r.readWindowS))} s window, the longest single read ${f1(med((r) => r.readMaxInWindowMs))} ms against a median of ${f3(med((r) => r.readMedianOutsideMs))} ms outside it; the accounts key took ${f2(med((r) => r.accountsReindexSeconds))} s to rebuild (medians over sets)` +
     (errors ? `; the probe failed in ${errors} run(s) (the run's notes say how)` : "") +
     "."
   );
