@@ -339,7 +339,7 @@ test("04 (r): reads flowing through a plain REINDEX held, a read waiting most of
   assert.equal(locked.verdict, "did not hold", locked.decidedBy);
   assert.match(
     locked.why,
-    /^reads started in the window: 400; the longest wait for a read 7\.\d{3} s of a 8\.0 s window, .*the accounts key took 7\.0 s to rebuild/,
+    /^reads started in the window: 400; the longest wait for a read 7\.\d{3} s of a 8\.000 s window, .*the accounts key took 7\.00 s to rebuild/,
   );
   assert.equal(r((set) => 8 * (0.22 + set * 0.02)).verdict, "inconclusive", "24–32 % of the window: across 25 %");
   assert.equal(r(() => 2).verdict, "did not hold", "a quarter of the window: at the margin");

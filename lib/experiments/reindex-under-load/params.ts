@@ -56,7 +56,7 @@ export const ReindexUnderLoadParams = declareParams({
   readProbeMs: integer(
     "Pause between the read probe's reads, ms: a read-only client beside the load, in every mode, runs " +
       "`SELECT abalance FROM pgbench_accounts WHERE aid = $1` on a random row one read at a time, so that a read " +
-      "the REINDEX holds up shows (claims r, r (concurrently)). 0: no probe.",
+      "the REINDEX holds up shows (claims (r), (rc)). 0: no probe.",
     { min: 0 },
   ),
   restartBetweenRuns: flag("Restart the server before each run, as the seed did between runs."),
