@@ -52,6 +52,8 @@ test("the protocol on embedded PostgreSQL: baseline, REINDEX and CONCURRENTLY ru
       reindexStartSeconds: 1,
       sampleIntervalMs: 25,
       restartBetweenRuns: true,
+      scale: 5,
+      readProbeMs: 20,
     };
     const trials = await runPlan({ server, runner, plan, settings, store });
     assert.equal(store.trials().length, 3, "each run appended to trials.jsonl");
@@ -100,7 +102,7 @@ test("the protocol on embedded PostgreSQL: baseline, REINDEX and CONCURRENTLY ru
     const claims = judge(CLAIMS, s, withoutFlagged(s));
     assert.deepEqual(
       claims.map((c) => c.id),
-      ["1", "1m", "2", "3a", "3m", "3b"],
+      ["1", "1m", "2", "3a", "3m", "3b", "r", "rc"],
     );
     // (1) and (3a) are judged only at the seed's protocol (30 s runs at scale 100): a 3 s run is out of
     // it and says by how far; (2) is derived; one set never decides the others.
@@ -110,9 +112,33 @@ test("the protocol on embedded PostgreSQL: baseline, REINDEX and CONCURRENTLY ru
     }
     assert.equal(claims[2].verdict, "derived");
     assert.deepEqual(
-      [claims[1], ...claims.slice(4)].map((c) => c.verdict),
+      [claims[1], ...claims.slice(4, 6)].map((c) => c.verdict),
       ["inconclusive", "inconclusive", "inconclusive"],
     );
+    // (r), (rc): one set never decides; a window of under 20 pauses is out of their regime.
+    for (const c of claims.slice(6))
+      assert.ok(["inconclusive", "not tested at this scale"].includes(c.verdict), `${c.id}: ${c.decidedBy}`);
+    // The read probe read through the load in every mode, the paired conditions alike.
+    for (const trial of trials) {
+      const p = trial.readProbe;
+      assert.ok(p && !p.error, `${trial.key}: ${JSON.stringify(p?.error)}`);
+      assert.equal(p.startMs.length, p.latencyMs.length);
+      assert.ok(p.fromMs <= 0 && p.toMs >= settings.durationSeconds * 1000, `read from ${p.fromMs} to ${p.toMs} ms`);
+      const run = s.runs.find((r) => r.key === trial.key)!;
+      assert.equal(run.readProbeMs, 20);
+      assert.ok((run.readsOutside ?? 0) > 10 && (run.readMedianOutsideMs ?? 0) > 0, JSON.stringify(run.readsOutside));
+    }
+    // Each REINDEX window's figures computed, and a read overlapped it (started before its end, done after its start).
+    for (const run of s.runs.filter((r) => r.mode !== "baseline")) {
+      const window = `${run.key}: window ${run.reindexStartS}–${run.reindexEndS} s`;
+      assert.ok((run.readWindowS ?? 0) > 0 && run.readsInWindow !== undefined, window);
+      assert.ok(run.longestReadWaitS !== undefined && run.longestReadWaitS <= run.readWindowS! + 1e-9, window);
+      const p = trials.find((t) => t.key === run.key)!.readProbe!;
+      const overlapped = p.startMs.some(
+        (ms, i) => ms / 1000 < run.reindexEndS! && (ms + p.latencyMs[i]) / 1000 > run.reindexStartS!,
+      );
+      assert.ok(overlapped, `no read overlapped ${window}`);
+    }
     // 04 (2) within the REINDEX run alone: its lock waits on pgbench_accounts, spread over its UPDATEs.
     const re = s.runs.find((r) => r.mode === "reindex");
     assert.ok((re?.accountsLockWaitSeconds ?? 0) > 0, `lock waits on pgbench_accounts: ${re?.accountsLockWaitSeconds}`);

@@ -6,7 +6,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { ReindexMode } from "./params";
-import { rebuildPairs, summariseRuns, type ReindexSummary, type RunSummary } from "./summarise";
+import { readFigures, rebuildPairs, summariseRuns, type ReindexSummary, type RunSummary } from "./summarise";
+import type { ReadProbeRecord } from "./workload/read-probe";
 import { withoutFlagged } from "./summarise";
 import { CLAIMS } from "./claims";
 import { adaptiveStep, experiment } from ".";
@@ -33,6 +34,10 @@ interface RunInput {
   readonly endS?: number;
   /** Seconds pg_blocking_pids named the REINDEX session (a plain REINDEX: 7 of its 8 s window; CONCURRENTLY: 0). */
   readonly byReindexS?: number;
+  /** The read probe's pause, ms (20); null: no probe (off, or a run stored before it). */
+  readonly readProbeMs?: number | null;
+  /** The longest time in the REINDEX window with no read completing, s (reads flowing: 0.03). */
+  readonly readWaitS?: number;
 }
 
 function runOf(set: number, mode: ReindexMode, x: RunInput): RunSummary {
@@ -65,6 +70,7 @@ function runOf(set: number, mode: ReindexMode, x: RunInput): RunSummary {
     reindexStartS: reindexed ? (x.startS ?? 10) : undefined,
     reindexEndS: reindexed ? (x.endS ?? 18) : undefined,
     reindexOutlastedLoad: false,
+    ...readsOf(reindexed, x),
     blockedSeconds: mode === "reindex" ? 7 : 0,
     allBlockedSeconds: mode === "reindex" ? 7 : 0,
     lockWaitSessionSeconds: mode === "reindex" ? 14 : 0,
@@ -85,6 +91,16 @@ function runOf(set: number, mode: ReindexMode, x: RunInput): RunSummary {
       ? { speed: { what: "probe", medianMs: x.probeMs, p90Ms: x.probeMs, n: 400, at: "" } }
       : {}),
   };
+}
+
+/** The read probe's per-run figures: a window of (end − start) s read through, with reads flowing unless told. */
+function readsOf(reindexed: boolean, x: RunInput) {
+  if (x.readProbeMs === null) return {};
+  const window = (x.endS ?? 18) - (x.startS ?? 10);
+  const outside = { readProbeMs: x.readProbeMs ?? 20, readsOutside: 1000, readMedianOutsideMs: 0.15 };
+  if (!reindexed) return outside;
+  const waitS = x.readWaitS ?? 0.03;
+  return { ...outside, readWindowS: window, readsInWindow: Math.round(window / 0.02), longestReadWaitS: waitS };
 }
 
 /** `sets` sets of baseline, reindex and concurrently; `per(set, mode)` gives each run's figures. */
@@ -110,7 +126,7 @@ const checkClaims = (s: ReindexSummary) => judge(CLAIMS, s, withoutFlagged(s));
 const DECLARATIONS = declarations(CLAIMS);
 const { params, prospect } = experiment;
 
-test("04 declarations: six claims in one style, each with its regime, statistic and rule", () => {
+test("04 declarations: eight claims in one style, each with its regime, statistic and rule", () => {
   assert.deepEqual(
     DECLARATIONS.map((d) => [d.id, d.kind]),
     [
@@ -120,6 +136,8 @@ test("04 declarations: six claims in one style, each with its regime, statistic 
       ["3a", "direction"],
       ["3m", "mechanism"],
       ["3b", "direction"],
+      ["r", "direction"],
+      ["rc", "mechanism"],
     ],
   );
   assert.match(DECLARATIONS[3].regime, /Decided only at pgbench scale = 100/, "(3a)'s sign is this machine's: gated");
@@ -130,7 +148,14 @@ test("04 declarations: six claims in one style, each with its regime, statistic 
   assert.match(DECLARATIONS[0].seed, /20～30%/, "the seed's sentence in the original");
   assert.match(DECLARATIONS[2].seed, /×4\.25–5\.50 \(0\.535 ÷ 0\.126 = ×4\.25\)/);
   assert.match(DECLARATIONS[1].claim, /^\[the lab's check\]/);
-  assert.equal(CLAIMS.notDeclared.length, 2, "more indexes; reads not blocked: named with the reason");
+  assert.equal(CLAIMS.notDeclared.length, 1, "more indexes: named with the reason");
+  assert.match(
+    DECLARATIONS[6].seed,
+    /（読み込みはロックしません）.*reads are not locked/,
+    "the seed's sentence and its translation",
+  );
+  assert.match(DECLARATIONS[6].regime, /Decided only at plain REINDEX window ÷ read probe pause ≥ 20/);
+  assert.match(DECLARATIONS[7].claim, /^\[the lab's check\] REINDEX CONCURRENTLY does not block reads/);
 });
 
 test("04 (1) at the seed's protocol: the within-run drop is held inside 15–35 %, not outside, inconclusive across an edge or with 2 sets", () => {
@@ -273,6 +298,90 @@ test("04 (3b) PAIR_STATE_RULE at its margin: a set whose two runs' probes are ×
   assert.doesNotMatch(one(s(1.25), "3b").why, /probes split/);
 });
 
+test("04 read figures: a read held up across the window is its longest wait; a window the probe did not read through is not measured", () => {
+  // A read every 20 ms from −0.5 s; the one started at 1.0 s waits until 2.5 s (one read at a time: none meanwhile).
+  const startMs: number[] = [];
+  const latencyMs: number[] = [];
+  for (let t = -500; t < 4000; t += 20.2) {
+    const blocked = t >= 1000 && startMs.every((x) => x < 1000);
+    startMs.push(blocked ? 1000 : t);
+    latencyMs.push(blocked ? 1500 : 0.2);
+    if (blocked) t = 2500;
+  }
+  const probe: ReadProbeRecord = { pauseMs: 20, zeroMs: 0, fromMs: -500, toMs: 4000, startMs, latencyMs };
+  const f = readFigures(probe, 3.5, [0.9, 2.6]);
+  assert.ok(Math.abs((f.readWindowS ?? 0) - 1.7) < 1e-9, `window ${f.readWindowS}`);
+  assert.ok(Math.abs((f.longestReadWaitS ?? 0) - 1.5) < 0.03, `longest wait ${f.longestReadWaitS}`);
+  assert.equal(f.readMaxInWindowMs, 1500);
+  assert.equal(f.readMedianOutsideMs, 0.2);
+  assert.ok((f.readsInWindow ?? 0) > 5 && (f.readsOutside ?? 0) > 50, JSON.stringify(f));
+  // Blocked through the whole window: no read completes inside it, so the wait is the window.
+  assert.ok(Math.abs((readFigures(probe, 3.5, [1.2, 2.4]).longestReadWaitS ?? 0) - 1.2) < 1e-9);
+  // The window cut at the load's end; a probe that stopped (an error) inside the window leaves it unmeasured.
+  assert.ok(Math.abs((readFigures(probe, 2, [0.9, 2.6]).readWindowS ?? 0) - 1.1) < 1e-9);
+  const stopped = readFigures({ ...probe, toMs: 2000, error: "read probe: lost" }, 3.5, [0.9, 2.6]);
+  assert.equal(stopped.longestReadWaitS, undefined);
+  assert.equal(stopped.readProbeError, "read probe: lost");
+  assert.deepEqual(readFigures(undefined, 3.5, [0.9, 2.6]), {}, "no probe: nothing");
+});
+
+test("04 (r): reads flowing through a plain REINDEX held, a read waiting most of the window did not hold, across the margin inconclusive", () => {
+  const r = (waitS: (set: number) => number, more: RunInput = {}) =>
+    one(
+      summary(5, (set, mode) => (mode === "reindex" ? { readWaitS: waitS(set), ...more } : more)),
+      "r",
+    );
+  const held = r((set) => 0.03 * (1 + wobble(set)));
+  assert.equal(held.verdict, "held", held.decidedBy);
+  assert.match(held.scale ?? "", /plain REINDEX window ÷ read probe pause 400/);
+  // The accounts key's rebuild (7 s of the 8 s window) with the probe's read held up behind its lock.
+  const locked = r((set) => 7 * (1 + wobble(set) / 10));
+  assert.equal(locked.verdict, "did not hold", locked.decidedBy);
+  assert.match(
+    locked.why,
+    /^reads started in the window: 400; the longest wait for a read 7\.\d{3} s of a 8\.000 s window, .*the accounts key took 7\.00 s to rebuild/,
+  );
+  assert.equal(r((set) => 8 * (0.22 + set * 0.02)).verdict, "inconclusive", "24–32 % of the window: across 25 %");
+  assert.equal(r(() => 2).verdict, "did not hold", "a quarter of the window: at the margin");
+});
+
+test("04 (r) out of its regime: a window of fewer than 20 pauses is not tested; no probe is not run; a window not read through is inconclusive", () => {
+  // A 0.2 s window at a 20 ms pause: 10 pauses.
+  const short = one(
+    summary(5, () => ({ startS: 3, endS: 3.2, readWaitS: 0.19 })),
+    "r",
+  );
+  assert.equal(short.verdict, "not tested at this scale", short.decidedBy);
+  assert.match(short.decidedBy, /here; outside the regime: plain REINDEX window ÷ read probe pause 10 \(needs ≥ 20\)/);
+  const off = one(
+    summary(5, () => ({ readProbeMs: null })),
+    "r",
+  );
+  assert.equal(off.verdict, "not tested at this scale");
+  assert.equal(off.ours, "not run");
+  assert.match(off.decidedBy, /no plain REINDEX run with the read probe on/);
+  const base = summary(5, () => ({}));
+  const unread = { ...base, runs: base.runs.map((x) => ({ ...x, longestReadWaitS: undefined })) };
+  const c = one(unread, "r");
+  assert.equal(c.verdict, "inconclusive");
+  assert.match(c.decidedBy, /needs a plain REINDEX run whose window the read probe read through/);
+});
+
+test("04 (rc), the lab's check: CONCURRENTLY leaving reads flowing held while the plain REINDEX blocks them; blocking them does not hold", () => {
+  const s = (co: number) =>
+    summary(5, (set, mode) => ({ readWaitS: (mode === "concurrently" ? co : 7) * (1 + wobble(set)) }));
+  const held = one(s(0.03), "rc");
+  assert.equal(held.verdict, "held", held.decidedBy);
+  assert.equal(one(s(0.03), "r").verdict, "did not hold", "the same runs: the plain REINDEX blocked the reads");
+  assert.equal(one(s(6), "rc").verdict, "did not hold");
+  const off = one(
+    summary(5, (_set, mode) => (mode === "concurrently" ? { readProbeMs: null } : {})),
+    "rc",
+  );
+  assert.equal(off.verdict, "not tested at this scale");
+  assert.match(off.decidedBy, /no REINDEX CONCURRENTLY run with the read probe on/);
+});
+
 test("04 plan: default decides the two mechanism checks and (3b); (1) and (3a) only at the seed's protocol (full); (2) is not evidence", () => {
   const d = prospect(params("default"));
   assert.deepEqual(
@@ -284,13 +393,20 @@ test("04 plan: default decides the two mechanism checks and (3b); (1) and (3a) o
       ["3a", "out of regime"],
       ["3m", "decidable"],
       ["3b", "decidable"],
+      ["r", "decidable"],
+      ["rc", "decidable"],
     ],
   );
   assert.match(
     planText(d),
-    /can decide 3 of 5 claims; not: \(1\) pgbench scale 50 \(needs = 100\), run length 10 s \(needs = 30 s\); \(3a\) pgbench scale 50/,
+    /can decide 5 of 7 claims \(\(r\) if plain REINDEX window ÷ read probe pause ≥ 20 .*; \(rc\) if CONCURRENTLY window ÷ read probe pause ≥ 20 .*\); not: \(1\) pgbench scale 50 \(needs = 100\), run length 10 s \(needs = 30 s\); \(3a\) pgbench scale 50/,
   );
-  assert.match(planText(prospect(params("full"))), /can decide 5 of 5 claims/);
+  assert.match(planText(prospect(params("full"))), /can decide 7 of 7 claims/);
+  const off = planText(prospect(params("default", { readProbeMs: 0 })));
+  assert.match(
+    off,
+    /\(r\) unavailable: this run has no plain REINDEX run with the read probe on .*; \(rc\) unavailable/,
+  );
   const two = planText(prospect(params("default", { modes: ["baseline", "reindex"] })));
   assert.match(two, /\(3a\), \(3m\), \(3b\) unavailable: this run has no REINDEX CONCURRENTLY mode/);
 });
@@ -379,8 +495,8 @@ test("04 at the full profile (the seed's protocol): every judged claim reaches h
   );
   const not = run((set, mode) =>
     mode === "concurrently"
-      ? { lostShare: 0.3 + wobble(set), reindexSeconds: 3 * (1 + wobble(set)), byReindexS: 5 }
-      : { lostShare: 0.05, reindexSeconds: 4 },
+      ? { lostShare: 0.3 + wobble(set), reindexSeconds: 3 * (1 + wobble(set)), byReindexS: 5, readWaitS: 6.5 }
+      : { lostShare: 0.05, reindexSeconds: 4, readWaitS: 6.5 },
   );
   assertEachDecidable([held, not], { "2": ["derived"] });
 });

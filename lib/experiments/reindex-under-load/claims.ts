@@ -1,7 +1,17 @@
 /** Seed 003's claims, per set. Its 20–30 % is its rebuild ÷ its 30 s run: judged at its own protocol. */
-import { absentUnless, declare, exactly, readQuotes, when, type ClaimSet } from "../../stats/claim-engine";
+import {
+  absentUnless,
+  absentWhen,
+  atLeast,
+  declare,
+  exactly,
+  readQuotes,
+  when,
+  type ClaimSet,
+} from "../../stats/claim-engine";
+import type { RegimeFactor } from "../../stats/claims";
 import { intervalText } from "../../stats/intervals";
-import { f1, f2, percent as pct, times } from "../../stats/format";
+import { f0, f1, f2, f3, percent as pct, times } from "../../stats/format";
 import { medianOf, quotient } from "../../stats/claim-statistics";
 import type { ReindexMode, ReindexUnderLoadParams as P } from "./params";
 import { change } from "./present";
@@ -10,6 +20,7 @@ import * as S from "./summarise";
 type Sum = S.ReindexSummary;
 const Q = readQuotes(__dirname);
 const ALL = ["scale", "runLength", "clients"] as const;
+type Factor = (typeof ALL)[number] | "readsPlain" | "readsConcurrently";
 const PROTOCOL_TEXT =
   "pgbench -i -s 100, pgbench -c 2 -T 30 (TPC-B-like), REINDEX of the three primary keys mid-run, restart between runs";
 const NOT_BY_SEED = "not measured by the seed; tested at this run's scale and run length";
@@ -30,7 +41,37 @@ const PLAIN = { regime: ALL, howToTest: "any profile with the plain REINDEX mode
 const BOTH = { regime: ALL, regimeText: NOT_BY_SEED, howToTest: BOTH_MODES, absent: NO_CONCURRENTLY };
 const splitSets = (s: Sum) => S.rebuildPairs(s).split.map((e) => e.label);
 
-export const CLAIMS: ClaimSet<P, Sum, (typeof ALL)[number]> = declare({
+// Reads that flow leave gaps of about one pause: at ≥ 20 pauses a window, at most a fifth of (r)'s margin.
+const READS_PER_WINDOW = 20;
+const readsFactor = (what: string): RegimeFactor => ({
+  ...atLeast(what, READS_PER_WINDOW),
+  condition: true,
+  source: "enough reads to see a wait:",
+});
+const unprobed = (mode: ReindexMode) => (s: Sum) => !S.runsOf(s, mode).some((r) => r.readProbeMs !== undefined);
+const noProbe = (mode: ReindexMode, what: string) =>
+  absentWhen<P, Sum>(
+    `this run has no ${what} run with the read probe on (the mode not run, \`readProbeMs\` 0, or runs stored before the probe)`,
+    (p) => !p.modes.includes(mode) || !(p.readProbeMs > 0),
+    unprobed(mode),
+  );
+const READ_WAIT_STATISTIC = (what: string) =>
+  `per ${what} run: the longest time the read probe (a primary-key lookup on pgbench_accounts, one at a time from its own session, \`readProbeMs\` apart) went without a completed read inside the REINDEX window ÷ the window's length; median over sets`;
+const readWait = (mode: ReindexMode) => (s: Sum) =>
+  S.perRun(s, S.readWaitShare, `longest read wait ÷ the ${mode} window, per set`, mode);
+const NOT_LOCKED =
+  "'not locked' read as no read waiting a quarter of the window or more: a read held up by the lock waits out the accounts key's rebuild, most of the window, while reads that flow wait about one pause, at most a twentieth of the window in the regime";
+const readsWhy = (mode: ReindexMode) => (s: Sum) => {
+  const med = (pick: S.RunValue) => S.perRun(s, pick, "", mode)?.estimate;
+  const errors = S.runsOf(s, mode).filter((r) => r.readProbeError).length;
+  return (
+    `reads started in the window: ${f0(med((r) => r.readsInWindow))}; the longest wait for a read ${f3(med((r) => r.longestReadWaitS))} s of a ${f3(med((r) => r.readWindowS))} s window, the longest single read ${f1(med((r) => r.readMaxInWindowMs))} ms against a median of ${f3(med((r) => r.readMedianOutsideMs))} ms outside it; the accounts key took ${f2(med((r) => r.accountsReindexSeconds))} s to rebuild (medians over sets)` +
+    (errors ? `; the probe failed in ${errors} run(s) (the run's notes say how)` : "") +
+    "."
+  );
+};
+
+export const CLAIMS: ClaimSet<P, Sum, Factor> = declare<P, Sum, Factor>({
   notebook: "04-reindex-under-load",
   quotes: Q,
   // The seed's 2 clients on 2 CPUs both wait on the one lock; more clients than CPUs change the TPS outside it too.
@@ -38,9 +79,18 @@ export const CLAIMS: ClaimSet<P, Sum, (typeof ALL)[number]> = declare({
     scale: exactly("pgbench scale", 100),
     runLength: exactly("run length", 30, "s"),
     clients: exactly("clients", 2),
+    readsPlain: readsFactor("plain REINDEX window ÷ read probe pause"),
+    readsConcurrently: readsFactor("CONCURRENTLY window ÷ read probe pause"),
   },
+  // The windows are known only after the run.
   before: (p) => ({ scale: p.scale, runLength: p.durationSeconds, clients: p.clients }),
-  after: (s) => ({ scale: s.scale, runLength: s.durationSeconds, clients: s.clients }),
+  after: (s) => ({
+    scale: s.scale,
+    runLength: s.durationSeconds,
+    clients: s.clients,
+    readsPlain: S.perRun(s, S.readsPerWindow, "", "reindex")?.estimate,
+    readsConcurrently: S.perRun(s, S.readsPerWindow, "", "concurrently")?.estimate,
+  }),
   claims: [
     {
       id: "1",
@@ -155,6 +205,48 @@ export const CLAIMS: ClaimSet<P, Sum, (typeof ALL)[number]> = declare({
       needs: "a finished REINDEX and CONCURRENTLY in the same set",
       why: (s) =>
         `rebuild ${secs(s, (r) => r.reindexSeconds)} s vs ${secs(s, (r) => r.reindexSeconds, "concurrently")} s (medians, all three indexes)${when(splitSets(s).join(", "), (l) => `; sets whose two runs' probes split (×1.25): ${l}`)}.`,
+    },
+    {
+      id: "r",
+      claim: "While a plain REINDEX runs, reads of the table are not locked",
+      sentence: Q.quote("readsNotLocked"),
+      kind: "direction",
+      rule: { kind: "below", margin: 0.25 },
+      reading: NOT_LOCKED,
+      regime: ["readsPlain"],
+      regimeText:
+        "any scale and run length: a plain REINDEX run whose window lies inside the load, with a read-only client reading beside it",
+      mechanism:
+        "the seed's (the manual's): plain REINDEX holds a SHARE lock on the table, which conflicts with writes' ROW EXCLUSIVE and not with a read's ACCESS SHARE; against it, the manual's REINDEX page: it also holds ACCESS EXCLUSIVE on the index it rebuilds, which blocks reads that use that index",
+      howToTest:
+        "any profile with the plain REINDEX mode and `readProbeMs` > 0, whose plain window holds ≥ 20 pauses (a larger scale, or a shorter pause)",
+      absent: noProbe("reindex", "plain REINDEX"),
+      statistic: READ_WAIT_STATISTIC("plain REINDEX"),
+      of: readWait("reindex"),
+      needs: "a plain REINDEX run whose window the read probe read through",
+      fmt: (x) => pct(x, 1),
+      why: readsWhy("reindex"),
+    },
+    {
+      id: "rc",
+      claim: "REINDEX CONCURRENTLY does not block reads: no read waits on it while it runs",
+      sentence: Q.quote("readsNotLocked"),
+      kind: "mechanism",
+      rule: { kind: "below", margin: 0.25 },
+      reading: NOT_LOCKED,
+      regime: ["readsConcurrently"],
+      regimeText:
+        "any scale and run length: a CONCURRENTLY run whose window lies inside the load, with a read-only client reading beside it",
+      mechanism:
+        "CONCURRENTLY takes SHARE UPDATE EXCLUSIVE locks, which a read's ACCESS SHARE does not conflict with, and builds the new index beside the old one, which reads go on using until the swap",
+      howToTest:
+        "any profile with the CONCURRENTLY mode and `readProbeMs` > 0, whose CONCURRENTLY window holds ≥ 20 pauses",
+      absent: noProbe("concurrently", "REINDEX CONCURRENTLY"),
+      statistic: READ_WAIT_STATISTIC("CONCURRENTLY"),
+      of: readWait("concurrently"),
+      needs: "a CONCURRENTLY run whose window the read probe read through",
+      fmt: (x) => pct(x, 1),
+      why: readsWhy("concurrently"),
     },
   ],
 });

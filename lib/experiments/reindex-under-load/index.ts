@@ -76,7 +76,8 @@ export const experiment = defineExperiment<ReindexUnderLoadParams, ReindexTrial,
       uses: {
         notebook: "04 reindex under load",
         disk: diskNeed(p),
-        clients: p.clients + 2,
+        // The REINDEX session, the activity sampler and the read probe.
+        clients: p.clients + 2 + (p.readProbeMs > 0 ? 1 : 0),
         databases: WORKLOAD_DATABASES,
         extensions: [
           {

@@ -53,6 +53,12 @@ export const ReindexUnderLoadParams = declareParams({
     min: 20,
     hint: "the sampler's own query takes a few ms",
   }),
+  readProbeMs: integer(
+    "Pause between the read probe's reads, ms: a read-only client beside the load, in every mode, runs " +
+      "`SELECT abalance FROM pgbench_accounts WHERE aid = $1` on a random row one read at a time, so that a read " +
+      "the REINDEX holds up shows (claims (r), (rc)). 0: no probe.",
+    { min: 0 },
+  ),
   restartBetweenRuns: flag("Restart the server before each run, as the seed did between runs."),
   sharedBuffersMB: integer("shared_buffers, MiB (the seed's server: PostgreSQL's default, 128 MB)."),
 });
@@ -65,6 +71,8 @@ const SEED = {
   threads: 1,
   modes: [...REINDEX_MODES],
   sampleIntervalMs: 200,
+  // 50 reads/s beside the thousands of statements/s of 2 pgbench clients (7 a transaction); 50 reads in a 1 s window.
+  readProbeMs: 20,
   restartBetweenRuns: true,
   sharedBuffersMB: 128,
   cpus: 2,

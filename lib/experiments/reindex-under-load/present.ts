@@ -88,6 +88,9 @@ export function runRows(s: ReindexSummary): Row[] {
     "all clients blocked s": r1(r.allBlockedSeconds),
     "tps in window / outside": pair(r.tpsDuringReindex, r.tpsOutsideReindex, 0, " / "),
     "tx lost in window": percent(r.lostShare, 1, ""),
+    "reads in window": r.readsInWindow,
+    "longest read wait in window s": r3(r.longestReadWaitS),
+    "read ms median outside / max in window": pair(r.readMedianOutsideMs, r.readMaxInWindowMs, 3, " / "),
     "WAL bytes / tx": r.walBytesPerTransaction === undefined ? undefined : Math.round(r.walBytesPerTransaction),
     flags: r.flags.join(", "),
   }));
@@ -95,7 +98,7 @@ export function runRows(s: ReindexSummary): Row[] {
 
 export function showRunTable(s: ReindexSummary): void {
   showTable(runRows(s), {
-    caption: `Every run (p50/p95/p99/max from pgbench's per-transaction log; UPDATE accounts = pgbench -r; blocked = sampled time with ≥1 pgbench session waiting on a lock). Flags: outlier = ${OUTLIER_RULE} (TPS, within the mode); a checkpoint or an autovacuum run between the counters read around the run. Each claim says whether its verdict changes without the flagged sets`,
+    caption: `Every run (p50/p95/p99/max from pgbench's per-transaction log; UPDATE accounts = pgbench -r; blocked = sampled time with ≥1 pgbench session waiting on a lock; reads = the read probe's primary-key lookups beside the load, its longest wait = the longest time in the REINDEX window with no read completing). Flags: outlier = ${OUTLIER_RULE} (TPS, within the mode); a checkpoint or an autovacuum run between the counters read around the run. Each claim says whether its verdict changes without the flagged sets`,
   });
   const modes: Row[] = sortedBy(s.modes, [(m) => m.mode, REINDEX_MODES]).map((m) => ({
     mode: MODES[m.mode].label,

@@ -1,4 +1,5 @@
 /** Notebook 04's figures per run, per mode (medians over sets) and per set (ratios, with an exact interval). */
+import { median } from "simple-statistics";
 import type { LookPlan } from "../../stats/adaptive";
 import { sameStatePairs, speedSpread, type SpeedSpread } from "../../stats/speed";
 import { medianOf, quotient } from "../../stats/claim-statistics";
@@ -9,6 +10,7 @@ import { outlierFlags, type Interval } from "../../stats/intervals";
 import { groupBy, spread, type Spread } from "../../stats/summary";
 import { sumCounters } from "../../stats/counters";
 import type { ReindexTrial } from "./workload/run-trials";
+import type { ReadProbeRecord } from "./workload/read-probe";
 
 /** Per run; per transaction = the delta over the run ÷ its transactions. */
 export type RunSummary = ReturnType<typeof summariseRun>;
@@ -54,6 +56,68 @@ export function windowStats(series: readonly SeriesPoint[], t0: number, runS: nu
   if (outsideS <= 0) return undefined;
   const [during, outside] = [inside / windowS, (total - inside) / outsideS];
   return { during, outside, lostShare: outside > 0 ? ((outside - during) * windowS) / (outside * runS) : undefined };
+}
+
+/** Seconds [from, to] since the run's t0. */
+type Span = readonly [number, number];
+
+/** The longest time in `span` with no read completing: a read held up across the whole span counts all of it. */
+function longestGap(doneS: readonly number[], [from, to]: Span): number {
+  const inside = doneS.filter((t) => t > from && t < to).sort((a, b) => a - b);
+  const points = [from, ...inside, to];
+  return Math.max(...points.slice(1).map((t, i) => t - points[i]));
+}
+
+/** A run's read probe (none: stored before it, or `readProbeMs` 0); the window's figures need it reading throughout. */
+export interface ReadFigures {
+  readonly readProbeMs?: number;
+  readonly readProbeError?: string;
+  /** Reads started in the load outside the REINDEX window (the whole load in a baseline run). */
+  readonly readsOutside?: number;
+  readonly readMedianOutsideMs?: number;
+  readonly readMaxOutsideMs?: number;
+  /** The REINDEX window cut to the load, s. */
+  readonly readWindowS?: number;
+  readonly readsInWindow?: number;
+  readonly readMaxInWindowMs?: number;
+  /** The longest time in the window with no read completing, s. */
+  readonly longestReadWaitS?: number;
+}
+
+/**
+ * The read probe's figures in the REINDEX window (cut to the load) and in the rest of the load. The window's are
+ * left out unless the probe read through the whole of it (an error or a late start leaves it unmeasured).
+ */
+export function readFigures(p: ReadProbeRecord | undefined, loadS: number, reindex?: Span): ReadFigures {
+  if (!p) return {};
+  const reads = p.startMs.map((ms, i) => ({
+    startS: ms / 1000,
+    ms: p.latencyMs[i],
+    doneS: (ms + p.latencyMs[i]) / 1000,
+  }));
+  const window: Span | undefined = reindex && [Math.max(reindex[0], 0), Math.min(reindex[1], loadS)];
+  const inWindow = (t: number) => window !== undefined && t >= window[0] && t < window[1];
+  const covered = window && window[1] > window[0] && p.fromMs / 1000 <= window[0] && p.toMs / 1000 >= window[1];
+  const outside = reads.filter((r) => r.startS >= 0 && r.startS < loadS && !inWindow(r.startS)).map((r) => r.ms);
+  const within = reads.filter((r) => inWindow(r.startS)).map((r) => r.ms);
+  return {
+    readProbeMs: p.pauseMs,
+    readProbeError: p.error,
+    readsOutside: outside.length,
+    readMedianOutsideMs: outside.length ? median(outside) : undefined,
+    readMaxOutsideMs: outside.length ? Math.max(...outside) : undefined,
+    ...(covered && window
+      ? {
+          readWindowS: window[1] - window[0],
+          readsInWindow: within.length,
+          readMaxInWindowMs: within.length ? Math.max(...within) : undefined,
+          longestReadWaitS: longestGap(
+            reads.map((r) => r.doneS),
+            window,
+          ),
+        }
+      : {}),
+  };
 }
 
 type CompleteTrial = ReindexTrial & Required<Pick<ReindexTrial, "pgbench" | "timeline">>;
@@ -103,6 +167,11 @@ function summariseRun(t: CompleteTrial, baselineTps: number | undefined, duratio
     tpsDuringReindex: w?.during,
     tpsOutsideReindex: w?.outside,
     lostShare: w?.lostShare,
+    ...readFigures(
+      t.readProbe,
+      durationSeconds,
+      r && !r.error ? [(r.startMs - t0) / 1000, (r.endMs - t0) / 1000] : undefined,
+    ),
     tpsVsBaseline: baselineTps ? b.summary.tps / baselineTps : undefined,
     walBytesPerTransaction: c["wal.bytes"] !== undefined && tx ? c["wal.bytes"] / tx : undefined,
     accountsHotShare: upd ? (c["table.pgbench_accounts.n_tup_hot_upd"] ?? 0) / upd : undefined,
@@ -216,6 +285,12 @@ export const lostDifference = (s: ReindexSummary) =>
     const [c, r] = [by.get("concurrently")?.lostShare, by.get("reindex")?.lostShare];
     return c !== undefined && r !== undefined ? c - r : undefined;
   });
+
+/** The longest the read probe went without a completed read in the REINDEX window ÷ the window. */
+export const readWaitShare: RunValue = (r) => quotient(r.longestReadWaitS, r.readWindowS);
+
+/** The REINDEX window ÷ the probe's pause: how many reads a window can hold when none waits. */
+export const readsPerWindow: RunValue = (r) => quotient(r.readWindowS, r.readProbeMs && r.readProbeMs / 1000);
 
 /** CONCURRENTLY ÷ plain rebuild seconds per set; a set whose probes split (PAIR_STATE_RULE) may measure the machine. */
 export const rebuildPairs = (s: Pick<ReindexSummary, "runs">) =>

@@ -19,6 +19,7 @@ import { restartServer, templateClones, withAdmin } from "../../../workloads/fre
 import { tryExtension } from "../../../engines/postgres/one-table-counters";
 import type { ReindexMode, ReindexUnderLoadParams } from "../params";
 import { ActivitySampler, lockTimeline, type ActivitySample, type LockTimeline, type Span } from "./activity";
+import { ReadProbe, shiftedTo, type ReadProbeRecord } from "./read-probe";
 import { errorMessage } from "../../../runtime/error-message";
 
 const DATABASES = templateClones("pgbench_template", ["pgbench_run"]);
@@ -75,6 +76,8 @@ export type ReindexTrial = TrialRecord<ReindexCondition, ReindexCounterKey> &
     readonly reindex?: ReindexTiming;
     readonly timeline?: LockTimeline;
     readonly samples?: readonly ActivitySample[];
+    /** Absent in runs stored before the probe, and with `readProbeMs` 0; times since the run's t0. */
+    readonly readProbe?: ReadProbeRecord;
     readonly restarted?: boolean;
     readonly autovacuumWait?: { readonly idle: boolean; readonly waitedMs: number };
     readonly updateAccountsServer?: { readonly calls: number; readonly meanMs: number };
@@ -91,7 +94,14 @@ export const planRuns = (sets: number, modes: readonly ReindexMode[]): PlannedRu
 
 type RunSettings = Pick<
   ReindexUnderLoadParams,
-  "clients" | "threads" | "durationSeconds" | "reindexStartSeconds" | "sampleIntervalMs" | "restartBetweenRuns"
+  | "clients"
+  | "threads"
+  | "durationSeconds"
+  | "reindexStartSeconds"
+  | "sampleIntervalMs"
+  | "restartBetweenRuns"
+  | "scale"
+  | "readProbeMs"
 >;
 type RunLength = Pick<RunSettings, "durationSeconds" | "reindexStartSeconds">;
 
@@ -198,6 +208,29 @@ async function freshCopy(
   return { cloneSeconds, restarted, restartSeconds: restartTry?.restartSeconds ?? 0, speed, speedSeconds };
 }
 
+/** The probe started, or what stopped it starting (kept as a record with no reads): it never fails the run. */
+async function startReadProbe(o: RunPlanOptions, connection: ConnectionInfo) {
+  const { readProbeMs: pauseMs, scale } = o.settings;
+  if (!(pauseMs > 0)) return undefined;
+  try {
+    return await ReadProbe.start(connection, pauseMs, scale * 100_000);
+  } catch (e) {
+    const error = `read probe: ${errorMessage(e)}`;
+    const at = Date.now();
+    return {
+      stop: async (): Promise<ReadProbeRecord> => ({
+        pauseMs,
+        zeroMs: at,
+        fromMs: 0,
+        toMs: 0,
+        startMs: [],
+        latencyMs: [],
+        error,
+      }),
+    };
+  }
+}
+
 async function runTrial(o: RunPlanOptions, planned: PlannedRun): Promise<ReindexTrial> {
   const { server, settings: s } = o;
   const startedAt = new Date().toISOString();
@@ -215,56 +248,66 @@ async function runTrial(o: RunPlanOptions, planned: PlannedRun): Promise<Reindex
     const mode = planned.condition.mode;
     const session = mode === "baseline" ? undefined : await ReindexSession.open(connection);
     const sampler = await ActivitySampler.start(connection, s.sampleIntervalMs);
-    let reindexRun: Promise<ReindexTiming> | undefined;
-    let timer: NodeJS.Timeout | undefined;
-    const pgbench = await runTrialPgbench(o, database, {
-      builtin: "tpcb-like",
-      bucketMs: WINDOW_BUCKET_MS,
-      onProgress: (p) => o.onProgress?.(planned, p),
-      onStart: () => {
-        if (!session) return;
-        reindexRun = new Promise((resolve) => {
-          const start = () => resolve(session.run(PGBENCH_PRIMARY_KEYS, mode === "concurrently"));
-          timer = setTimeout(start, s.reindexStartSeconds * 1000);
-        });
-      },
-    }).catch(async (error: unknown) => {
-      if (timer) clearTimeout(timer);
-      if (session) await admin.query("SELECT pg_cancel_backend($1)", [session.pid]).catch(ignored("cancel REINDEX"));
-      await sampler.stop().catch(ignored("reindex: stop the activity sampler after a failure"));
-      await session?.close();
-      throw error;
-    });
-    // A REINDEX CONCURRENTLY may outlast the load; its whole duration is part of the result.
-    const reindex = reindexRun ? await reindexRun : undefined;
-    const samples = await sampler.stop().finally(() => session?.close());
-    await waitForPgbenchGone(admin);
-    const after = await snapshot(admin);
-    const updateAccountsServer = statements ? await updateAccountsStatement(admin) : undefined;
-    return {
-      key: planned.key,
-      condition: planned.condition,
-      repeat: planned.condition.set,
-      position: planned.position,
-      // A failed REINDEX's time is not a result.
-      ...(reindex?.error
-        ? { status: "failed" as const, error: reindex.error }
-        : { status: "ok" as const, seconds: (pgbench.finishedAtMs - pgbench.startedAtMs) / 1000 }),
-      counters: counterDelta(before, after),
-      startedAt,
-      finishedAt: new Date().toISOString(),
-      pgbench,
-      reindex,
-      timeline: lockTimeline(samples, "pgbench", reindex?.pid),
-      samples,
-      ...fresh,
-      // The rest of the run's wall: from the probe to pgbench's start, and from its end (a REINDEX outlasting it).
-      openSeconds: (pgbench.startedAtMs - opened) / 1000,
-      closeSeconds: (Date.now() - pgbench.finishedAtMs) / 1000,
-      autovacuumWait,
-      ...(updateAccountsServer ? { updateAccountsServer } : {}),
-      ...(speed ? { speed } : {}),
-    };
+    const probe = await startReadProbe(o, connection);
+    try {
+      let reindexRun: Promise<ReindexTiming> | undefined;
+      let timer: NodeJS.Timeout | undefined;
+      const pgbench = await runTrialPgbench(o, database, {
+        builtin: "tpcb-like",
+        bucketMs: WINDOW_BUCKET_MS,
+        onProgress: (p) => o.onProgress?.(planned, p),
+        onStart: () => {
+          if (!session) return;
+          reindexRun = new Promise((resolve) => {
+            const start = () => resolve(session.run(PGBENCH_PRIMARY_KEYS, mode === "concurrently"));
+            timer = setTimeout(start, s.reindexStartSeconds * 1000);
+          });
+        },
+      }).catch(async (error: unknown) => {
+        if (timer) clearTimeout(timer);
+        if (session) await admin.query("SELECT pg_cancel_backend($1)", [session.pid]).catch(ignored("cancel REINDEX"));
+        await sampler.stop().catch(ignored("reindex: stop the activity sampler after a failure"));
+        await session?.close();
+        throw error;
+      });
+      // A REINDEX CONCURRENTLY may outlast the load; its whole duration is part of the result.
+      const reindex = reindexRun ? await reindexRun : undefined;
+      // After the REINDEX has ended, so that no read is still waiting on it.
+      const probed = await probe?.stop();
+      if (probed?.error) o.onNote?.(`${planned.key}: ${probed.error}; the run went on without reads from then`);
+      const samples = await sampler.stop().finally(() => session?.close());
+      await waitForPgbenchGone(admin);
+      const after = await snapshot(admin);
+      const updateAccountsServer = statements ? await updateAccountsStatement(admin) : undefined;
+      return {
+        key: planned.key,
+        condition: planned.condition,
+        repeat: planned.condition.set,
+        position: planned.position,
+        // A failed REINDEX's time is not a result.
+        ...(reindex?.error
+          ? { status: "failed" as const, error: reindex.error }
+          : { status: "ok" as const, seconds: (pgbench.finishedAtMs - pgbench.startedAtMs) / 1000 }),
+        counters: counterDelta(before, after),
+        startedAt,
+        finishedAt: new Date().toISOString(),
+        pgbench,
+        reindex,
+        timeline: lockTimeline(samples, "pgbench", reindex?.pid),
+        samples,
+        ...(probed ? { readProbe: shiftedTo(probed, pgbench.loadStartedAtMs ?? pgbench.startedAtMs) } : {}),
+        ...fresh,
+        // The rest of the run's wall: from the probe to pgbench's start, and from its end (a REINDEX outlasting it).
+        openSeconds: (pgbench.startedAtMs - opened) / 1000,
+        closeSeconds: (Date.now() - pgbench.finishedAtMs) / 1000,
+        autovacuumWait,
+        ...(updateAccountsServer ? { updateAccountsServer } : {}),
+        ...(speed ? { speed } : {}),
+      };
+    } finally {
+      // A second stop returns the same record: here it only closes a probe that a failure left reading.
+      await probe?.stop();
+    }
   });
 }
 
