@@ -18,8 +18,10 @@ import copy
 import json
 import os
 import re
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 
@@ -28,6 +30,7 @@ from jinja2 import DictLoader
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from nbconvert import HTMLExporter
+from traitlets.config import Config
 
 # The lab template without require.js and MathJax (a CDN or machine-local paths): the report opens
 # offline. One file, shared with the Notebook UI's Download as HTML (scripts/lab.ts).
@@ -126,12 +129,18 @@ async def run(args):
     count = len(code_cells)
     state = {"current": None, "error": None, "signal": None, "t0": time.monotonic()}
 
+    # The kernel's channels are Unix sockets in a folder of our own, not TCP ports: a port Jupyter
+    # picked can be taken by any process's outgoing connection before the kernel binds it (a loaded
+    # machine churns thousands), and the kernel then never answered (kernel-preload.ts).
+    sockets = tempfile.mkdtemp(prefix="dblab-kernel-")
+    config = Config({"KernelManager": {"transport": "ipc", "ip": os.path.join(sockets, "k")}})
     client = NotebookClient(
         nb,
         kernel_name=args.kernel,
         timeout=args.timeout if args.timeout > 0 else None,
         startup_timeout=args.startup_timeout,
         resources={"metadata": {"path": args.cwd}},
+        config=config,
     )
 
     def kernel_pid():
@@ -218,6 +227,7 @@ async def run(args):
     finally:
         if state["signal"] is not None:
             stop_kernel(kernel_pid(), args.stop_grace)
+        shutil.rmtree(sockets, ignore_errors=True)
         nbformat.write(nb, args.output)
         if args.html:
             try:

@@ -108,6 +108,49 @@ function coalesceStreams(): void {
 }
 coalesceStreams();
 
+interface ZmqServerPrototype {
+  connInfo?: { transport?: string; ip?: string };
+  bindSocket?: (this: ZmqServerPrototype, sock: { bind(addr: string): Promise<void> }, port: number) => Promise<void>;
+  init?: (this: ZmqServerPrototype) => Promise<void>;
+}
+
+/**
+ * tslab logs a failed bind as an unhandled rejection and lives on without answering, so a port taken
+ * between Jupyter's choice and the kernel's bind cost 120 s of "Kernel didn't respond": end the
+ * process with the reason instead (the client then says the kernel died, at once). An ipc transport
+ * (the headless runner's) is addressed `ipc://<ip>-<port>` as jupyter_client writes it; tslab would
+ * join with ":".
+ */
+function listenOrExit(): void {
+  let jupyter: { ZmqServer?: { prototype: ZmqServerPrototype } };
+  try {
+    jupyter = require("tslab/dist/jupyter") as typeof jupyter;
+  } catch {
+    return;
+  }
+  const proto = jupyter.ZmqServer?.prototype;
+  const init = proto?.init;
+  if (!proto || !init) return;
+  const bindSocket = proto.bindSocket;
+  proto.bindSocket = async function bindByTransport(sock, port) {
+    const conn = this.connInfo;
+    if (conn?.transport === "ipc") return sock.bind(`ipc://${conn.ip}-${port}`);
+    return bindSocket?.call(this, sock, port);
+  };
+  proto.init = async function initOrExit() {
+    try {
+      await init.call(this);
+    } catch (err) {
+      const conn = this.connInfo;
+      console.error(
+        `db-write-lab kernel: cannot listen on its ${conn?.transport ?? "?"} sockets at ${conn?.ip ?? "?"}: ${String(err)}`,
+      );
+      process.exit(1);
+    }
+  };
+}
+listenOrExit();
+
 /** tslab's type checker sees the kernel's NODE_PATH, as Node does (docs/kernel.md). */
 interface TsSys {
   fileExists: (p: string) => boolean;
