@@ -58,7 +58,8 @@ test("round trips on embedded PostgreSQL: delays reached, commits counted, stand
     const firstCross = run.trials.find((x) => x.condition.kind === "case" && x.condition.environment === "cross-az");
     assert.ok((firstCross?.beforeSeconds?.linkSeconds ?? 0) > 0, "the client link's set is named before its block");
     assert.ok(fs.existsSync(path.join(run.directory, "trials.jsonl")));
-    assert.ok(fs.existsSync(path.join(run.directory, "calibration.json")));
+    assert.ok(fs.existsSync(path.join(run.directory, "extras.json")));
+    assert.ok(!fs.existsSync(path.join(run.directory, "calibration.json")));
 
     const get = (key: string) => run.trials.find((t) => t.key.startsWith(key))!;
     const autocommit = get("case/local/update_autocommit");

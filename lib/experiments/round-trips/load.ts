@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { resultsRoot } from "../../results/run-store";
 import { readRun } from "../../results/stored-runs";
+import { EXTRAS_FILE, readExtras } from "../define";
 import type { RoundTripsParams } from "./params";
 import type { PhasesResult } from "./workload/phases";
 import type { RoundTripsRun } from "./summarise";
@@ -13,9 +14,10 @@ export function loadRun(runIdOrDirectory: string): RoundTripsRun {
   const directory = fs.existsSync(runIdOrDirectory) ? runIdOrDirectory : path.join(resultsRoot(), runIdOrDirectory);
   const stored = readRun(directory);
   if (!stored.metadata || !stored.params) throw new Error(`${directory}: ${stored.problems.join("; ")}`);
-  const file = path.join(directory, "calibration.json");
+  // What the workload returned; runs stored before the base kept extras.json have it in calibration.json.
+  const file = [EXTRAS_FILE, "calibration.json"].map((f) => path.join(directory, f)).find((f) => fs.existsSync(f));
   // Runs before `skipped` was written there kept it only in their notes; no link: network null.
-  const saved = (fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, "utf8")) : {}) as Partial<PhasesResult>;
+  const saved = (file ? readExtras(file) : {}) as Partial<PhasesResult>;
   const notes = (stored.metadata.notes ?? []).filter((n) => n.startsWith("not run here: "));
   return {
     runId: stored.metadata.runId,

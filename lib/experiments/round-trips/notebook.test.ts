@@ -151,32 +151,39 @@ test("05's sweep starts at the standby round trip its links are at, the others i
   assert.deepEqual(sweepOrder([0.2, 0.85], undefined), [0.2, 0.85]);
 });
 
-test("05's loadRun reads what calibration.json holds, and an older run's skipped parts from its notes", async () => {
+test("05's loadRun reads extras.json, else an older run's calibration.json, else neither (skipped parts from its notes)", async () => {
   const fs = await import("node:fs");
   const os = await import("node:os");
   const path = await import("node:path");
   const { loadRun } = await import("./load");
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-05-load-"));
+  const write = (file: string, value: unknown) => fs.writeFileSync(path.join(dir, file), JSON.stringify(value));
   try {
     const notes = ["links: test", "not run here: synchronous_commit sweep — it needs standbys the lab runs"];
-    fs.writeFileSync(
-      path.join(dir, "metadata.json"),
-      JSON.stringify({ runId: "R", notebook: "05-round-trips", notes }),
-    );
-    fs.writeFileSync(path.join(dir, "params.json"), JSON.stringify(experiment.params("smoke")));
-    fs.writeFileSync(
-      path.join(dir, "calibration.json"),
-      JSON.stringify({ baselines: { server: 0.1 }, calibrations: [], network: null }),
-    );
+    write("metadata.json", { runId: "R", notebook: "05-round-trips", notes });
+    write("params.json", experiment.params("smoke"));
+    const fromNotes = [{ what: "synchronous_commit sweep", reason: "it needs standbys the lab runs" }];
+    const noLink = { kind: "none", reason: "no link was needed" };
+    // Neither file: no calibrations, no link, the skipped parts from the notes.
+    const neither = loadRun(dir);
+    assert.deepEqual([neither.calibrations, neither.baselines, neither.network], [[], {}, noLink]);
+    assert.deepEqual(neither.skipped, fromNotes);
+    // Only calibration.json (a run stored before extras.json), written before `skipped` was kept there.
+    write("calibration.json", { baselines: { server: 0.1 }, calibrations: [], network: null });
     const older = loadRun(dir);
-    assert.deepEqual(older.skipped, [{ what: "synchronous_commit sweep", reason: "it needs standbys the lab runs" }]);
-    assert.deepEqual(older.network, { kind: "none", reason: "no link was needed" });
-    assert.deepEqual(older.baselines, { server: 0.1 });
+    assert.deepEqual([older.skipped, older.network, older.baselines], [fromNotes, noLink, { server: 0.1 }]);
     const network = { kind: "none", reason: "external server: measured, not emulated" };
     const saved = { baselines: {}, calibrations: [], network, skipped: [{ what: "same-az", reason: "as it is" }] };
-    fs.writeFileSync(path.join(dir, "calibration.json"), JSON.stringify(saved));
+    write("calibration.json", saved);
     const newer = loadRun(dir);
     assert.deepEqual([newer.skipped, newer.network], [saved.skipped, network]);
+    // extras.json beside it is read, not calibration.json; and alone.
+    const extras = { ...saved, baselines: { server: 0.2 } };
+    write("extras.json", extras);
+    assert.deepEqual(loadRun(dir).baselines, { server: 0.2 });
+    fs.rmSync(path.join(dir, "calibration.json"));
+    const only = loadRun(dir);
+    assert.deepEqual([only.baselines, only.skipped, only.network], [extras.baselines, saved.skipped, network]);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

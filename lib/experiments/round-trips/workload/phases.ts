@@ -33,12 +33,12 @@ import { SetupClock } from "../../../workloads/timed";
 import { runTrials } from "../../../workloads/trials";
 import type { EnvironmentKey, RoundTripCondition, RoundTripTrial } from "./trials";
 
-/** What a run carries besides its trials, as calibration.json holds it. */
+/** What a run carries besides its trials, as extras.json holds it. */
 export type PhasesResult = Awaited<ReturnType<typeof runPhases>>;
 
 /** What the phases ask of the experiment's session: they start and stop servers as they go. */
 export interface PhaseSession {
-  readonly store: Pick<RunStore<RoundTripCondition>, "finishedKeys" | "append" | "directory" | "writeSummary">;
+  readonly store: Pick<RunStore<RoundTripCondition>, "finishedKeys" | "append" | "directory">;
   readonly progress: { update(done: number, total: number, message: string): void; finish(message: string): void };
   readonly signal: AbortSignal;
   readonly notes: string[];
@@ -494,7 +494,5 @@ export async function runPhases(p: RoundTripsParams, session: PhaseSession, cont
   const { calibrations, baselines, network } = run;
   const none = { kind: "none", reason: asIs ? "external server: measured, not emulated" : "no link was needed" };
   const links = network ? { kind: network.kind, reason: network.reason } : none;
-  const result = { calibrations, baselines, network: links, skipped: run.skipped };
-  session.store.writeSummary("calibration.json", result);
-  return result;
+  return { calibrations, baselines, network: links, skipped: run.skipped };
 }
