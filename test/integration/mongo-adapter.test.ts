@@ -11,12 +11,8 @@ import {
   COLLECTION,
   MongoIndexWriteCollection,
 } from "../../lib/experiments/index-write-cost/workload/mongo-collection";
-import {
-  batchRanges,
-  counterDelta,
-  makeDataset,
-  type Dataset,
-} from "../../lib/experiments/index-write-cost/workload/engine";
+import { batchRanges, makeDataset, type Dataset } from "../../lib/experiments/index-write-cost/workload/engine";
+import { counterDelta } from "../../lib/stats/counters";
 import {
   FIELDS,
   UPDATED_COLUMNS,

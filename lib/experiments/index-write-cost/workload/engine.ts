@@ -7,7 +7,6 @@ import { ONE_TABLE_COUNTER_SQL } from "../../../engines/postgres/one-table-count
 import type { WalRecordKey } from "../../../engines/postgres/wal-records";
 import type { MONGO_COLLECTION_LEVELS, MONGO_OPCOUNTERS, MongoWtCounter } from "../../../engines/mongodb/counters";
 import { FIELD_COUNT, type Field, type UpdateOperation } from "./operations";
-export { counterDelta } from "../../../stats/counters";
 
 /** Whether an engine's table has a heap fillfactor to sweep (PostgreSQL's HOT needs free page space). */
 export const HEAP_FILLFACTOR: Readonly<Record<Engine, boolean>> = { postgresql: true, mongodb: false };

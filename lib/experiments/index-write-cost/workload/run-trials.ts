@@ -4,7 +4,6 @@ import type { IndexWriteCostParams } from "../params";
 import type { RunStore, TrialRecord } from "../../../results/run-store";
 import {
   batchRanges,
-  counterDelta,
   HEAP_FILLFACTOR,
   makeDataset,
   type Dataset,
@@ -12,6 +11,7 @@ import {
   type IndexWriteEngine,
 } from "./engine";
 import { indexedFields, type Operation } from "./operations";
+import { counterDelta } from "../../../stats/counters";
 import { orderSeed, seededShuffle } from "../../../stats/order";
 import { ignored } from "../../../runtime/debug";
 import { nextNotOnDisk, okTrial, runTrials, type OrderedTrial, type RunTrialsOptions } from "../../../workloads/trials";
