@@ -4,11 +4,9 @@
  * opens that run instead of measuring), and the notebook gets the run's recorded parameters as its overrides, so
  * its cells run unchanged and its parameters cell shows what the run ran with.
  */
-import fs from "node:fs";
-import path from "node:path";
 import { findExperiment } from "../lib/experiments/registry";
 import type { RegisteredExperiment } from "../lib/experiments/contract";
-import { EXTRAS_FILE } from "../lib/experiments/define";
+import { EXTRAS_FILE, unopenable } from "../lib/experiments/define";
 import { checkProfile, type ProfileName } from "../lib/params/profiles";
 import { CompareInputError, listRuns, resolveRun, type StoredRun } from "../lib/results/stored-runs";
 import { errorMessage } from "../lib/runtime/error-message";
@@ -29,8 +27,6 @@ export interface ResolvedReopen {
   readonly reopen: ReopenPlan;
 }
 
-const openable = (r: StoredRun) => r.state === "finished" && fs.existsSync(path.join(r.directory, EXTRAS_FILE));
-
 /**
  * The stored run `ref` names ("last": the newest that can be shown), checked before anything starts: it finished,
  * it kept what its workload returned (extras.json), its notebook exists and `--only` (when given) is that notebook,
@@ -45,11 +41,12 @@ export function resolveReopen(ref: string, only: readonly string[], root: string
     throw e;
   }
   const name = `run ${run.id}`;
-  if (run.state !== "finished") {
+  const refused = unopenable(run);
+  if (refused && !refused.finished) {
     const resume = run.state === "stopped" ? `; ${resumeCommand(run.id)} continues it` : "";
     throw new UsageError(`cannot reopen ${name}: it did not finish (${run.state}: ${run.stateWhy})${resume}`);
   }
-  if (!openable(run))
+  if (refused)
     throw new UsageError(
       `cannot reopen ${name}: it has no ${EXTRAS_FILE} (stored before runs kept one); ` +
         `lab.frame("${run.id}") in a notebook reads its trials`,
@@ -91,7 +88,7 @@ export function resolveReopen(ref: string, only: readonly string[], root: string
 
 /** `last`: the newest stored run that can be shown again. */
 function lastOpenable(root: string): StoredRun {
-  const run = listRuns(root).find(openable);
+  const run = listRuns(root).find((r) => !unopenable(r));
   if (!run) throw new UsageError(`--reopen last: no finished run with ${EXTRAS_FILE} in ${root}`);
   return run;
 }

@@ -43,6 +43,27 @@ export const twoAxes = (left: string, right: string, leftExtra: object = {}, rig
   yaxis2: { title: { text: right }, overlaying: "y", side: "right", ...rightExtra },
 });
 
+type Values = readonly (number | string | null)[];
+
+/** A scatter trace drawn as `mode` ("lines", "markers", "lines+markers"); `more` (styles, hover) after its data. */
+export const scatterTrace = (mode: string, name: string, x: Values, y: Values, more: object = {}): PlotlyTrace => ({
+  type: "scatter",
+  mode,
+  name,
+  x,
+  y,
+  ...more,
+});
+
+/** A bar trace; `more` (styles, hover) after its data. */
+export const barTrace = (name: string, x: Values, y: Values, more: object = {}): PlotlyTrace => ({
+  type: "bar",
+  name,
+  x,
+  y,
+  ...more,
+});
+
 /** Asymmetric error bars: `plus` above each point, `minus` below it. */
 export const errorBars = (plus: readonly number[], minus: readonly number[]) => ({
   error_y: { type: "data", symmetric: false, array: plus, arrayminus: minus },

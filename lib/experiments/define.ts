@@ -8,7 +8,7 @@ import path from "node:path";
 import { withProfile, type ProfileName } from "../params/profiles";
 import { rejectUnknownKeys } from "../params/validate";
 import { REOPEN_ENV, requestedRun, RunStore, type TrialRecord } from "../results/run-store";
-import { resolveRun } from "../results/stored-runs";
+import { resolveRun, type StoredRun } from "../results/stored-runs";
 import { summaryCsv } from "../results/summary-csv";
 import type { RunMetadata } from "../results/metadata";
 import { judgeOne, plan as planClaims, type ClaimSet, type Without } from "../stats/claim-engine";
@@ -164,7 +164,6 @@ export function defineExperiment<
     const startedAt = Date.now();
     const before = (await d.before?.(p)) as B;
     const plan = d.plan?.(p) ?? [];
-    // The same plan for the ETA as for the work: the keys it leaves out as done are the keys the run stores.
     const model = etaModel(d.eta, () => plan);
     let etaParams = p;
     let phase: EtaPhase<P> = {};
@@ -205,13 +204,12 @@ export function defineExperiment<
     if (stored.notebook !== d.slug) {
       throw new Error(`"${ref}" is a run of ${stored.notebook || "no known notebook"}, not of ${d.slug}`);
     }
-    const file = path.join(stored.directory, EXTRAS_FILE);
-    if (!stored.metadata || !stored.params || !fs.existsSync(file)) {
-      const why =
-        stored.state === "finished" ? `no ${EXTRAS_FILE}: it was stored before runs kept one` : stored.stateWhy;
+    const refused = unopenable(stored);
+    if (refused || !stored.metadata || !stored.params) {
+      const why = refused?.why ?? "no metadata.json or params.json";
       throw new Error(`run ${stored.id} cannot be opened (${why}); lab.frame("${stored.id}") reads its trials`);
     }
-    const extra = readExtras(file);
+    const extra = readExtras(path.join(stored.directory, EXTRAS_FILE));
     const base = { runId: stored.id, directory: stored.directory, metadata: stored.metadata, params: stored.params };
     const r = { ...extra, ...base, trials: stored.trials } as unknown as Run;
     opened.add(r);
@@ -309,6 +307,16 @@ function etaModel<P, PT extends PlannedTrial<object>>(
 
 /** What `work` returned, kept beside the trials so that `open` gives the run back whole. */
 export const EXTRAS_FILE = "extras.json";
+
+/** Why a stored run cannot be opened (`open`, `--reopen`): it did not finish, or it kept no EXTRAS_FILE. */
+export function unopenable(
+  run: Pick<StoredRun, "state" | "stateWhy" | "directory">,
+): { readonly finished: boolean; readonly why: string } | undefined {
+  if (run.state !== "finished") return { finished: false, why: run.stateWhy };
+  if (!fs.existsSync(path.join(run.directory, EXTRAS_FILE)))
+    return { finished: true, why: `no ${EXTRAS_FILE}: it was stored before runs kept one` };
+  return undefined;
+}
 const MAP_TAG = "$map";
 
 /** JSON has no Map (01 keeps why each engine was unavailable in one): a Map is kept as its tagged entries. */

@@ -1,9 +1,11 @@
 /** Notebook 03's charts, built from the summaries. */
 import {
   axis,
+  barTrace,
   COLOR,
   errorBars,
   groupedFigure,
+  scatterTrace,
   titledFigure,
   type PlotlyFigure,
   type PlotlyTrace,
@@ -24,7 +26,7 @@ const TABLE_COLORS: Record<string, string> = {
 type Line = [string, (l: LevelSummary) => number | undefined, object];
 /** One line per figure of the levels, `y` mapping its pick to the plotted values. */
 const levelLines = (x: number[], lines: Line[], y: (pick: Line[1]) => (number | null)[]): PlotlyTrace[] =>
-  lines.map(([name, pick, line]) => ({ type: "scatter", mode: "lines+markers", name, x, y: y(pick), line }));
+  lines.map(([name, pick, line]) => scatterTrace("lines+markers", name, x, y(pick), { line }));
 
 /** A figure over the index levels, its y axis from 0. */
 const overLevels = (data: PlotlyTrace[], x: number[], title: string, xTitle: string, yTitle: string) =>
@@ -34,51 +36,43 @@ const overLevels = (data: PlotlyTrace[], x: number[], title: string, xTitle: str
 export function tpsByLevel(s: OverIndexingSummary): PlotlyFigure {
   const x = s.levels.map((l) => l.level);
   const mid = s.levels.map((l) => l.tps.median);
-  const data: PlotlyTrace[] = [
-    {
-      type: "scatter",
-      mode: "lines+markers",
-      name: "this run (median; bars: min–max over rounds)",
-      x,
-      y: mid,
+  const data = [
+    scatterTrace("lines+markers", "this run (median; bars: min–max over rounds)", x, mid, {
       ...errorBars(
         s.levels.map((l, i) => l.tps.max - mid[i]),
         s.levels.map((l, i) => mid[i] - l.tps.min),
       ),
       line: { color: COLOR.blue, width: 3 },
-    },
+    }),
   ];
   // Every round as a point; flagged ones (checkpoint or autovacuum inside, TPS outlier) as crosses.
   for (const flagged of [false, true]) {
     const rounds = s.rounds.filter((r) => (r.disturbed || r.outlier) === flagged);
     if (!rounds.length) continue;
-    data.push({
-      type: "scatter",
-      mode: "markers",
-      name: flagged ? "flagged round (checkpoint / autovacuum inside, or outlier)" : "one round",
-      x: rounds.map((r) => r.level),
-      y: rounds.map((r) => r.tps),
-      customdata: rounds.map((r) => r.key),
-      hovertemplate: "%{customdata}: %{y:.0f} tps<extra></extra>",
-      marker: flagged
-        ? { symbol: "x", size: 10, color: COLOR.red }
-        : { symbol: "circle-open", size: 7, color: COLOR.blue },
-    });
+    const name = flagged ? "flagged round (checkpoint / autovacuum inside, or outlier)" : "one round";
+    const [x, y] = [rounds.map((r) => r.level), rounds.map((r) => r.tps)];
+    data.push(
+      scatterTrace("markers", name, x, y, {
+        customdata: rounds.map((r) => r.key),
+        hovertemplate: "%{customdata}: %{y:.0f} tps<extra></extra>",
+        marker: flagged
+          ? { symbol: "x", size: 10, color: COLOR.red }
+          : { symbol: "circle-open", size: 7, color: COLOR.blue },
+      }),
+    );
   }
   const at7 = levelAt(s, 7)?.tps.median;
   if (at7) {
     const seed = seedCurveScaledTo(at7);
-    data.push({
-      type: "scatter",
-      mode: "lines+markers",
-      name: "the seed's curve, scaled to our 7-index TPS",
-      x: seed.map((p) => p.level),
-      y: seed.map((p) => p.tps),
-      customdata: seed.map((p) => p.ratio),
-      hovertemplate: "%{y:.0f} tps (seed ×%{customdata:.2f} of its 7-index TPS)<extra></extra>",
-      line: { color: "#888", dash: "dot" },
-      marker: { symbol: "diamond-open", size: 10 },
-    });
+    const [x, y] = [seed.map((p) => p.level), seed.map((p) => p.tps)];
+    data.push(
+      scatterTrace("lines+markers", "the seed's curve, scaled to our 7-index TPS", x, y, {
+        customdata: seed.map((p) => p.ratio),
+        hovertemplate: "%{y:.0f} tps (seed ×%{customdata:.2f} of its 7-index TPS)<extra></extra>",
+        line: { color: "#888", dash: "dot" },
+        marker: { symbol: "diamond-open", size: 10 },
+      }),
+    );
   }
   const title = `Throughput vs number of indexes (${s.clients} clients, ${s.durationSeconds} s rounds)`;
   return overLevels(data, x, title, "indexes on the four tables", "transactions / s");
@@ -99,14 +93,9 @@ export function latencyByLevel(s: OverIndexingSummary): PlotlyFigure {
   );
   const avg7 = levelAt(s, 7)?.latencyAvgMs?.median;
   if (avg7) {
-    data.push({
-      type: "scatter",
-      mode: "markers",
-      name: "the seed's average (11 → 26 ms), scaled to ours at 7",
-      x: [7, 39],
-      y: [avg7, (avg7 * 26) / 11],
-      marker: { symbol: "diamond-open", size: 11, color: "#888" },
-    });
+    const name = "the seed's average (11 → 26 ms), scaled to ours at 7";
+    const marker = { symbol: "diamond-open", size: 11, color: "#888" };
+    data.push(scatterTrace("markers", name, [7, 39], [avg7, (avg7 * 26) / 11], { marker }));
   }
   const title = "Transaction latency vs number of indexes (percentiles from pgbench's transaction log)";
   return overLevels(data, x, title, "indexes", "ms");
@@ -117,34 +106,31 @@ export function storageByLevel(s: OverIndexingSummary): PlotlyFigure {
   const firsts = firstRounds(s);
   const x = firsts.map((r) => `${r.level} indexes`);
   const mib = (b: number) => b / 2 ** 20;
-  const data = TABLES.flatMap((table): PlotlyTrace[] => [
-    {
-      type: "bar",
-      name: `${table} (table)`,
+  const data = TABLES.flatMap((table) => [
+    barTrace(
+      `${table} (table)`,
       x,
-      y: firsts.map((r) => mib(r.tables[table].tableBytesAfter)),
-      marker: { color: TABLE_COLORS[table] },
-    },
-    {
-      type: "bar",
-      name: `${table} (indexes)`,
-      x,
-      y: firsts.map((r) => mib(r.tables[table].indexBytesAfter)),
-      marker: { color: TABLE_COLORS[table], pattern: { shape: "/" }, opacity: 0.7 },
-      customdata: firsts.map((r) => r.tables[table].indexes),
-      hovertemplate: "%{y:.1f} MiB in %{customdata} index(es)<extra>" + table + "</extra>",
-    },
-  ]);
-  data.push({
-    type: "scatter",
-    mode: "markers",
-    name: "total before the round",
-    x,
-    y: firsts.map((r) =>
-      mib(TABLES.reduce((a, t) => a + r.tables[t].tableBytesBefore + r.tables[t].indexBytesBefore, 0)),
+      firsts.map((r) => mib(r.tables[table].tableBytesAfter)),
+      {
+        marker: { color: TABLE_COLORS[table] },
+      },
     ),
-    marker: { symbol: "line-ew-open", size: 30, color: "#333", line: { width: 2 } },
-  });
+    barTrace(
+      `${table} (indexes)`,
+      x,
+      firsts.map((r) => mib(r.tables[table].indexBytesAfter)),
+      {
+        marker: { color: TABLE_COLORS[table], pattern: { shape: "/" }, opacity: 0.7 },
+        customdata: firsts.map((r) => r.tables[table].indexes),
+        hovertemplate: "%{y:.1f} MiB in %{customdata} index(es)<extra>" + table + "</extra>",
+      },
+    ),
+  ]);
+  const before = firsts.map((r) =>
+    mib(TABLES.reduce((a, t) => a + r.tables[t].tableBytesBefore + r.tables[t].indexBytesBefore, 0)),
+  );
+  const marker = { symbol: "line-ew-open", size: 30, color: "#333", line: { width: 2 } };
+  data.push(scatterTrace("markers", "total before the round", x, before, { marker }));
   const title = "Storage after a round, by table and its indexes (the bar marks the size before the round)";
   return titledFigure(title, { barmode: "stack", yaxis: axis("MiB", {}) }, data);
 }
@@ -156,10 +142,10 @@ export function perSecond(s: OverIndexingSummary): PlotlyFigure {
     group: repeat,
     traces: s.rounds
       .filter((r) => r.repeat === repeat)
-      .map((r): PlotlyTrace => {
+      .map((r) => {
         const color = LEVEL_COLORS[s.levels.findIndex((l) => l.level === r.level) % LEVEL_COLORS.length];
-        const tps = stepCoordinates(r.series, (p) => p.tps);
-        return { type: "scatter", mode: "lines", name: `${r.level} indexes`, ...tps, line: { color, shape: "hv" } };
+        const { x, y } = stepCoordinates(r.series, (p) => p.tps);
+        return scatterTrace("lines", `${r.level} indexes`, x, y, { line: { color, shape: "hv" } });
       }),
   }));
   return groupedFigure(groups, "TPS per second in each round (from pgbench's transaction log)", (r) => `round ${r}`, {

@@ -2,9 +2,11 @@
  * waits) with seed 003's sets beside ours. */
 import {
   axis,
+  barTrace,
   COLOR,
   groupedFigure,
   plot,
+  scatterTrace,
   titledFigure,
   type PlotlyFigure,
   type PlotlyTrace,
@@ -321,23 +323,22 @@ function latencyTimeline(s: ReindexSummary): PlotlyFigure {
 
 /** One bar per set for each mode of the run. */
 const barsByMode = (s: ReindexSummary, prefix: string, y: (r: RunSummary) => number | null) =>
-  [...new Set(s.runs.map((r) => r.mode))].map((mode): PlotlyTrace => {
+  [...new Set(s.runs.map((r) => r.mode))].map((mode) => {
     const runs = runsOf(s, mode);
     const x = runs.map((r) => `set ${r.set}`);
-    return { type: "bar", name: prefix + MODES[mode].label, x, y: runs.map(y), marker: { color: MODES[mode].color } };
+    return barTrace(prefix + MODES[mode].label, x, runs.map(y), { marker: { color: MODES[mode].color } });
   });
 
 /** TPS of each set and mode beside the seed's three sets. */
 function tpsBySet(s: ReindexSummary): PlotlyFigure {
   const seed = seedSets();
-  const seedMarkers = (["baseline", "reindex"] as const).map((mode): PlotlyTrace => ({
-    type: "scatter",
-    mode: "markers",
-    name: mode === "baseline" ? "seed: baseline" : "seed: REINDEX",
-    x: seed.map((x) => `set ${x.set}`),
-    y: seed.map((x) => (mode === "baseline" ? x.baselineTps : x.reindexTps)),
-    marker: { symbol: "diamond-open", size: 12, color: MODES[mode].color },
-  }));
+  const sets = seed.map((x) => `set ${x.set}`);
+  const seedMarkers = (["baseline", "reindex"] as const).map((mode) => {
+    const name = mode === "baseline" ? "seed: baseline" : "seed: REINDEX";
+    const y = seed.map((x) => (mode === "baseline" ? x.baselineTps : x.reindexTps));
+    const marker = { symbol: "diamond-open", size: 12, color: MODES[mode].color };
+    return scatterTrace("markers", name, sets, y, { marker });
+  });
   const title = "TPS per set (bars: this run; diamonds: the seed, PostgreSQL 17.6 on an OCI instance)";
   const layout = { barmode: "group", yaxis: axis("tps (without initial connection time)") };
   return titledFigure(title, layout, [...barsByMode(s, "ours: ", (r) => r.tps), ...seedMarkers]);
@@ -381,13 +382,11 @@ function waitShares(s: ReindexSummary): PlotlyFigure {
     for (const r of runs) for (const [k, v] of Object.entries(r.waitShares)) acc[k] = (acc[k] ?? 0) + v / runs.length;
     return acc;
   });
-  const data = [...new Set(avg.flatMap((a) => Object.keys(a)))].map((k): PlotlyTrace => ({
-    type: "bar",
-    name: k,
-    x: modes.map((m) => MODES[m].label),
-    y: avg.map((a) => a[k] ?? 0),
-    hovertemplate: "%{y:.1%}<extra>" + k + "</extra>",
-  }));
+  const x = modes.map((m) => MODES[m].label);
+  const data = [...new Set(avg.flatMap((a) => Object.keys(a)))].map((k) => {
+    const y = avg.map((a) => a[k] ?? 0);
+    return barTrace(k, x, y, { hovertemplate: "%{y:.1%}<extra>" + k + "</extra>" });
+  });
   const title = "What pgbench's sessions were doing when sampled (share of samples, whole run)";
   const yaxis = axis("share of session samples", { tickformat: ".0%", range: [0, 1] });
   return titledFigure(title, { barmode: "stack", yaxis }, data);
