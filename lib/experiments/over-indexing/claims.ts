@@ -17,7 +17,6 @@ const SEED_REGIME =
   "PostgreSQL 17.4 on 128 threads, pgbench -c 16 -j 8, ~11 GB of data (20M products) in 64 GB of shared_buffers, restart before every round, rounds of 5–120 min";
 /** The seed's server: 128 vCPUs, its "初始数据集大小约为 11 GB" in shared_buffers = '64GB'. */
 export const SEED_SERVER = { cpus: 128, dataBytes: 11 * 2 ** 30, sharedBuffersMB: 64 * 1024 } as const;
-const SEED_DATA_SHARE = SEED_SERVER.dataBytes / (SEED_SERVER.sharedBuffersMB * 2 ** 20);
 /** The seed's TPS at 39 indexes (its "~600") stands in for its rounds' transactions. */
 const SEED_TPS_39 = 600;
 const seedTxPerProduct = (seconds: number) => (SEED_TPS_39 * seconds) / SEED_SHAPE.products;
@@ -79,7 +78,7 @@ export const CLAIMS = declare<P, S, Factor>({
     // The seed's 16 clients had a CPU each (128 vCPUs); more clients than CPUs share CPU time in a queue.
     clientsPerCpu: factor("clients per CPU", 16 / 128, [0, 128 / 16]),
     // The seed's data took a sixth of shared_buffers; at most that share keeps every miss a first touch.
-    dataOverBuffers: atMost("data ÷ shared_buffers", SEED_DATA_SHARE),
+    dataOverBuffers: atMost("data ÷ shared_buffers", SEED_SERVER.dataBytes / (SEED_SERVER.sharedBuffersMB * 2 ** 20)),
     // The turning point is set by the transactions a round completes over the data, not by its seconds.
     longRound: atLeast(TX_PER_PRODUCT, seedTxPerProduct(7200)),
     shortRound: atMost(TX_PER_PRODUCT, seedTxPerProduct(3600)),
