@@ -61,6 +61,8 @@ export interface Quotes {
   readonly source: string;
   /** A sentence to declare or to quote in a declaration's text; a sentence named not declared is refused. */
   readonly quote: (key: string) => SeedSentence;
+  /** The original sentences of `keys`, quoted (to declare or to cite in a declaration's text), joined by a space. */
+  readonly original: (...keys: string[]) => string;
   /** The sentences quotes.json gives a `notDeclared` reason, with it. */
   readonly notDeclared: readonly NotDeclared[];
   /** Keys neither quoted so far nor named not declared: a seed sentence the set forgot. */
@@ -100,6 +102,7 @@ export function readQuotes(compiledDir: string): Quotes {
   return {
     source: raw.source,
     quote,
+    original: (...keys) => keys.map((k) => quote(k).original).join(" "),
     notDeclared: [...sentences].flatMap(([k, sentence]) => {
       const reason = quotes[k].notDeclared;
       return reason ? [{ sentence, reason }] : [];
@@ -176,13 +179,15 @@ export type ClaimSpec<P, S, K extends string = string> = Omit<Claim<P, S, K>, "r
     readonly why?: (s: S) => string;
   };
 
-export type ClaimSetSpec<P, S, K extends string = string> = Omit<ClaimSet<P, S, K>, "claims" | "notDeclared"> & {
-  readonly claims: readonly ClaimSpec<P, S, K>[];
-  /** How the claims' statistics are written where a claim does not say: `times` unless given. */
-  readonly fmt?: (x: number) => string;
-  /** The seed's sentences (none where the question is the lab's): each is quoted or named not declared. */
-  readonly quotes?: Quotes;
-};
+/** A claim set as declared: no factors, before or after where no regime gates its claims. */
+export type ClaimSetSpec<P, S, K extends string = string> = Pick<ClaimSet<P, S, K>, "notebook"> &
+  Partial<Pick<ClaimSet<P, S, K>, "factors" | "before" | "after">> & {
+    readonly claims: readonly ClaimSpec<P, S, K>[];
+    /** How the claims' statistics are written where a claim does not say: `times` unless given. */
+    readonly fmt?: (x: number) => string;
+    /** The seed's sentences (none where the question is the lab's): each is quoted or named not declared. */
+    readonly quotes?: Quotes;
+  };
 
 export type AnyClaimSet = ClaimSet<never, never, string>;
 
@@ -219,6 +224,9 @@ const noWhy = () => "";
 export function declare<P, S, K extends string>(spec: ClaimSetSpec<P, S, K>): ClaimSet<P, S, K> {
   const { quotes, fmt: setFmt = times, ...rest } = spec;
   const set: ClaimSet<P, S, K> = {
+    factors: {} as Record<K, RegimeFactor>,
+    before: () => ({}) as Position<K>,
+    after: () => ({}) as Position<K>,
     ...rest,
     notDeclared: quotes?.notDeclared ?? [],
     claims: spec.claims.map(({ statistic: text, of, needs, fmt, ...c }) => ({
@@ -544,15 +552,41 @@ export const stat = <S>(
   fmt: (x: number) => string = times,
 ): Required<StatisticSpec<S>> => ({ statistic: text, of, needs, fmt });
 
+/** Whose the seed's value is where not the seed's, and whether the factor is a condition of the run. */
+export type FactorNote = Pick<RegimeFactor, "condition" | "source">;
+
+/** A regime factor: here ÷ `seed` inside `within`. */
+export const factor = (
+  what: string,
+  seed: number,
+  within: readonly [number, number],
+  unit = "",
+  note: FactorNote = {},
+): RegimeFactor => ({ what, seed, unit, within, ...note });
 /** A regime factor at exactly the seed's value. */
-export const exactly = (what: string, seed: number, unit = ""): RegimeFactor => ({ what, seed, unit, within: [1, 1] });
+export const exactly = (what: string, seed: number, unit = "", note?: FactorNote) =>
+  factor(what, seed, [1, 1], unit, note);
 /** A regime factor at the seed's value or above. */
-export const atLeast = (what: string, seed: number, unit = ""): RegimeFactor => ({
-  what,
-  seed,
-  unit,
-  within: [1, Infinity],
-});
+export const atLeast = (what: string, seed: number, unit = "", note?: FactorNote) =>
+  factor(what, seed, [1, Infinity], unit, note);
+/** A regime factor at the seed's value or below. */
+export const atMost = (what: string, seed: number, unit = "", note?: FactorNote) =>
+  factor(what, seed, [0, 1], unit, note);
+
+/** Each of a claim's texts (`ours`, `why`, …) `from` the same thing found in the summary. */
+export const textsFrom = <S, T, K extends string>(
+  get: (s: S) => T | undefined | null,
+  texts: { readonly [k in K]: (x: T, s: S) => string },
+): { readonly [k in K]: (s: S) => string } =>
+  Object.fromEntries(Object.entries<(x: T, s: S) => string>(texts).map(([k, text]) => [k, from(get, text)])) as {
+    readonly [k in K]: (s: S) => string;
+  };
+
+/** `versus(a, b)(f)`: "f(a) vs f(b)", one figure of two things side by side. */
+export const versus =
+  <T>(a: T, b: T) =>
+  (f: (x: T) => string): string =>
+    `${f(a)} vs ${f(b)}`;
 
 /** All of `parts`, or undefined unless each has its interval. */
 export const allParts = (parts: readonly Part[]): readonly Part[] | undefined =>

@@ -16,15 +16,19 @@ import {
   absentUnless,
   absentWhen,
   atLeast,
+  atMost,
   declaration,
   decideClaim,
   declare,
   DeclarationError,
   exactly,
+  factor,
   from,
   readQuotes,
   ruleBand,
   stat,
+  textsFrom,
+  versus,
   when,
   type AnyClaimSet,
   type ClaimCore,
@@ -353,7 +357,7 @@ test("a sentence that is not a seed's says whose it is, in the claim and the sen
   );
 });
 
-test("declare fills in what a declaration may leave out: no regime, no why, no fmt (the set's, else times), no notDeclared", () => {
+test("declare fills in what a declaration may leave out: no regime, no why, no fmt (the set's, else times), no notDeclared, no factors", () => {
   const spec = {
     id: "1",
     claim: "B is slower",
@@ -367,9 +371,19 @@ test("declare fills in what a declaration may leave out: no regime, no why, no f
     of: () => undefined,
     needs: "both",
   } as const;
-  const set = declare({ notebook: "test", factors: {}, before: () => ({}), after: () => ({}), claims: [spec] });
+  const set = declare({ notebook: "test", claims: [spec] });
   const [c] = set.claims;
   assert.deepEqual([c.regime, c.why(undefined as never), c.statistic.fmt(2.5), set.notDeclared], [[], "", "2.50×", []]);
+  assert.deepEqual(
+    [set.factors, set.before(undefined as never), set.after(undefined as never)],
+    [{}, {}, {}],
+    "no factors, no positions: a set no regime gates",
+  );
+  assert.throws(
+    () => declare({ notebook: "test", claims: [{ ...spec, regime: ["rows"] }] }),
+    /\(1\) names an unknown regime factor "rows"/,
+    "a regime still needs its factor declared",
+  );
   // A set's fmt stands where a claim declares none; a claim's own fmt stands over it; the set keeps no fmt.
   const withFmt = declare({
     ...set,
@@ -382,7 +396,7 @@ test("declare fills in what a declaration may leave out: no regime, no why, no f
   assert.deepEqual([withFmt.claims.map((x) => x.statistic.fmt(2.5)), "fmt" in withFmt], [["2.50", "2.5"], false]);
 });
 
-test("the kit: when, from, absentWhen, absentUnless, stat, exactly, atLeast, and the formatters", () => {
+test("the kit: when, from, textsFrom, versus, absentWhen, absentUnless, stat, the factor builders, and the formatters", () => {
   assert.deepEqual(
     [when(undefined, String), when(null, String), when("", (x) => `[${x}]`), when("a", (x) => `[${x}]`)],
     ["", "", "", "[a]"],
@@ -420,6 +434,27 @@ test("the kit: when, from, absentWhen, absentUnless, stat, exactly, atLeast, and
   assert.deepEqual(exactly("clients", 2), { what: "clients", seed: 2, unit: "", within: [1, 1] });
   assert.deepEqual(atLeast("rows", 1000, "rows"), { what: "rows", seed: 1000, unit: "rows", within: [1, Infinity] });
   assert.deepEqual(Object.keys(atLeast("ratio", 1)), ["what", "seed", "unit", "within"]);
+  assert.deepEqual(atMost("data ÷ buffers", 0.2), { what: "data ÷ buffers", seed: 0.2, unit: "", within: [0, 1] });
+  assert.deepEqual(factor("rows", 100, [0.5, 2], "rows"), { what: "rows", seed: 100, unit: "rows", within: [0.5, 2] });
+  const noted = atLeast("reads", 20, "", { condition: true, source: "enough reads:" });
+  assert.deepEqual(
+    [Object.keys(noted), noted.within, exactly("x", 1, "", { source: "the doc's" }).source],
+    [["what", "seed", "unit", "within", "condition", "source"], [1, Infinity], "the doc's"],
+    "a note (condition, source) after the band, in the order given",
+  );
+  const texts = textsFrom((s: { x?: { n: number } }) => s.x, {
+    ours: (x) => `${x.n} here`,
+    why: (x, s) => `${x.n} of ${Object.keys(s).length} key(s)`,
+  });
+  assert.deepEqual(
+    [Object.keys(texts), texts.ours({}), texts.why({}), texts.ours({ x: { n: 0 } }), texts.why({ x: { n: 2 } })],
+    [["ours", "why"], "", "", "0 here", "2 of 1 key(s)"],
+    'each text from the same thing, "" where it is not found',
+  );
+  assert.equal(
+    versus({ ms: 1 }, { ms: 2.5 })((x) => `${x.ms} ms`),
+    "1 ms vs 2.5 ms",
+  );
   assert.deepEqual(
     [f0(2.5), f1(null), f2(undefined), f3(1 / 3), ms(0.5), ms(12.345, 1), ms(NaN)],
     ["3", "n/a", "n/a", "0.333", "0.500 ms", "12.3 ms", "n/a ms"],
@@ -460,6 +495,14 @@ test("readQuotes and declare keep the ledger: every quoted sentence is declared,
   assert.deepEqual(Q.unaccounted(), []);
   assert.throws(() => Q.quote("b"), /"b" is quoted but named not declared/);
   assert.throws(() => Q.quote("nope"), /no quote "nope"/);
+  assert.throws(() => Q.original("a", "b"), /"b" is quoted but named not declared/, "original refuses as quote does");
+  write({ a: { original: "「速い」" }, c: { original: "「忘れた」" }, d: { original: "「引用」" } });
+  const cited = readQuotes(dir);
+  assert.deepEqual(
+    [cited.original("a"), cited.original("a", "d"), cited.original()],
+    ["「速い」", "「速い」 「引用」", ""],
+  );
+  assert.deepEqual(cited.unaccounted(), ["c"], "a sentence cited by original is quoted");
   write({ a: { original: "「速い」" }, c: { original: "「忘れた」" } });
   const forgetful = readQuotes(dir);
   assert.throws(() => set(forgetful), /"c" is neither quoted by a claim nor given a reason/);

@@ -1,6 +1,6 @@
 /** Seed 001's claims, paired per repeat: (4) on the fewer-codes pairs when the run has them, others on the headline. */
 import type { CreateIndexAfterLoadParams } from "./params";
-import { declare, from, readQuotes, stat } from "../../stats/claim-engine";
+import { declare, factor, from, readQuotes, stat } from "../../stats/claim-engine";
 import { bytesIn, count, f1, f2, percent } from "../../stats/format";
 import { CODE_VALUES } from "./workload/sql";
 import { seedFigures } from "./seed";
@@ -26,7 +26,6 @@ const PER_REPEAT = "one ratio per repeat; median over repeats";
 const seconds = (text: string) =>
   stat(text, onRepeats(sum.timeRatio), "both methods in at least one repeat at the headline size");
 
-/** The WAL record types most written per row by one method's decoded trial. */
 const dominantTypes = (s: S, m: Method) => {
   const w = sum.anatomyOf(s, m);
   const top = w ? sum.typeCounts([w]).slice(0, 3) : [];
@@ -46,7 +45,7 @@ const ioWhy = onHeadline(({ a, b, rows, repeats }, s) => {
 const IO = {
   kind: "magnitude",
   regime: ["cache"],
-  regimeText: `the seed's 100M rows over its (unstated, default) 128 MB shared_buffers, with the OS page cache free to hold the data as on the seed's machine, which the seed itself suspected: 「${Q.quote("fitsInMemory").original}」 (the index probably fitted in memory). Decided in that fits-in-RAM regime, it says nothing about storage`,
+  regimeText: `the seed's 100M rows over its (unstated, default) 128 MB shared_buffers, with the OS page cache free to hold the data as on the seed's machine, which the seed itself suspected: 「${Q.original("fitsInMemory")}」 (the index probably fitted in memory). Decided in that fits-in-RAM regime, it says nothing about storage`,
   howToTest: "`--profile full` (100M rows, 128 MB shared_buffers) tests it",
   why: ioWhy,
 } as const;
@@ -55,22 +54,18 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
   notebook: "02-create-index-after-load",
   quotes: Q,
   factors: {
-    rows: { what: "rows", seed: SEED_ROWS, unit: "rows", within: [0.8, 1.25] },
+    rows: factor("rows", SEED_ROWS, [0.8, 1.25], "rows"),
     // WAL records per row do not depend on the size once the table spans many pages.
-    walRows: { what: "rows", seed: SEED_ROWS, unit: "rows", within: [0.01, Infinity] },
+    walRows: factor("rows", SEED_ROWS, [0.01, Infinity], "rows"),
     // The seed's table and B's index over its unstated, so default, 128 MB shared_buffers: within a factor 2.
-    cache: { what: "data ÷ shared_buffers", seed: 44, unit: "", within: [0.5, 2] },
+    cache: factor("data ÷ shared_buffers", 44, [0.5, 2]),
     // A grown tree's density moves with rows per code (deduplication, single-value splits).
-    rowsPerCode: { what: "rows per code", seed: SEED_ROWS / CODE_VALUES, unit: "rows per code", within: [0.5, 2] },
+    rowsPerCode: factor("rows per code", SEED_ROWS / CODE_VALUES, [0.5, 2], "rows per code"),
     // Within 0.9–1.1: (3m) divides by the gap, so a wait of a tenth of it moves the CPU share by about a tenth.
-    cpuFree: {
-      what: "1 − (B − A run-queue wait) ÷ the B − A gap",
-      seed: 1,
-      unit: "",
-      within: [0.9, 1.1],
+    cpuFree: factor("1 − (B − A run-queue wait) ÷ the B − A gap", 1, [0.9, 1.1], "", {
       condition: true,
       source: "the seed's quiet machine, ≈ no wait:",
-    },
+    }),
   },
   before: (p) => ({
     rows: p.rows,
@@ -78,7 +73,6 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
     // Table and B's grown index, 51 B a row at 10,001 codes (fewer codes: smaller).
     cache: (p.rows * 51) / (p.sharedBuffersMB * 2 ** 20),
     rowsPerCode: p.densityRows > 0 ? p.densityRows / p.densityCodes : p.rows / CODE_VALUES,
-    // The machine's load: known only after the run.
   }),
   after: (s) => {
     const [h, d, mb] = [sum.headlinePair(s), sum.densityPair(s), s.headline.sharedBuffersMB];
@@ -215,7 +209,7 @@ export const CLAIMS = declare<CreateIndexAfterLoadParams, S, "rows" | "walRows" 
       kind: "magnitude",
       rule: { kind: "above", margin: 1.05 },
       regime: ["rowsPerCode"],
-      regimeText: `~10,000 rows per code, the seed's: 100,000,000 rows over the 10,001 codes of 「${Q.quote("codes").original}」; a grown tree's density depends on rows per code, not on rows: reached at a smaller size by fewer distinct codes on the pairs that decide it`,
+      regimeText: `~10,000 rows per code, the seed's: 100,000,000 rows over the 10,001 codes of 「${Q.original("codes")}」; a grown tree's density depends on rows per code, not on rows: reached at a smaller size by fewer distinct codes on the pairs that decide it`,
       howToTest:
         "pairs at 5,000–20,000 rows per code (`--set densityRows=1000000 --set densityCodes=100`, or `--profile full`) test it",
       statistic: `B/A of the finished index's size (pg_relation_size), ${PER_REPEAT}`,

@@ -1,5 +1,5 @@
 /** Notebook 07's claims: PostgreSQL's documented fillfactor and HOT (quotes.json), in the regime of the page's room. */
-import { allParts, atLeast, declare, from, readQuotes, someParts, stat, type ClaimSet } from "../../stats/claim-engine";
+import { allParts, atLeast, declare, factor, from, readQuotes, someParts, stat } from "../../stats/claim-engine";
 import { medianOf, pairedQuotient } from "../../stats/claim-statistics";
 import { f0, f1, f2, f3, percent as pct } from "../../stats/format";
 import type { FillfactorHotParams } from "./params";
@@ -9,10 +9,10 @@ import { fullPass, hotPass, passesOf, withPasses, type ConditionSummary as C } f
 
 type S = readonly C[];
 const Q = readQuotes(__dirname);
-const FILLFACTOR = `CREATE TABLE, storage parameter fillfactor (default 100): "${Q.quote("fillfactor").original}"`;
+const FILLFACTOR = `CREATE TABLE, storage parameter fillfactor (default 100): "${Q.original("fillfactor")}"`;
 const HOT =
-  `Heap-Only Tuples (HOT), storage-hot.html: HOT is possible when: "${Q.quote("hotPossibleWhen").original}"; ` +
-  `then: "${Q.quote("hotNoNewIndexEntries").original}"`;
+  `Heap-Only Tuples (HOT), storage-hot.html: HOT is possible when: "${Q.original("hotPossibleWhen")}"; ` +
+  `then: "${Q.original("hotNoNewIndexEntries")}"`;
 
 const pctFmt = (x: number) => pct(x, x < 0.1 ? 1 : 0);
 const ROOM_TEXT =
@@ -55,13 +55,13 @@ const roomText = (x: C, growth = true) =>
       `${f0(x.heapBytesPerRow)} B and the indexes ${f1(x.indexBytesPerRow)} B per updated row.`
     : "");
 
-export const CLAIMS: ClaimSet<FillfactorHotParams, S, "noRoom" | "room"> = declare({
+export const CLAIMS = declare<FillfactorHotParams, S, "noRoom" | "room">({
   notebook: "07-fillfactor-hot",
   quotes: Q,
   factors: {
     // noRoom: the reserved space cannot hold a new version of every row on the page; room: it can.
-    noRoom: { what: "room ratio", seed: 1, unit: "", within: [0, 0.99], source: THRESHOLD },
-    room: { ...atLeast("room ratio of the HOT pass", 1), source: THRESHOLD },
+    noRoom: factor("room ratio", 1, [0, 0.99], "", { source: THRESHOLD }),
+    room: atLeast("room ratio of the HOT pass", 1, "", { source: THRESHOLD }),
   },
   before: (p) => {
     const rooms = [...p.fillfactors].sort((a, b) => b - a).map((ff) => plannedRoom(ff, p.padBytes).ratio);

@@ -1,5 +1,5 @@
 /** Notebook 08's claims: PostgreSQL's documented BRIN, GIN fast update and partial-index behaviour (quotes.json). */
-import { atLeast, declare, from, readQuotes, type ClaimSet } from "../../stats/claim-engine";
+import { atLeast, declare, from, readQuotes, versus } from "../../stats/claim-engine";
 import { bytesIn, f0, f2, f3, ms, ratio, times } from "../../stats/format";
 import type { IndexKind, IndexTypesParams } from "./params";
 import { find, findAll, flushOverMedian, outsidePredicate, overNone, paired } from "./summarise";
@@ -9,7 +9,6 @@ import { KEY_BYTES, KEYS_PER_ROW, PENDING_LIMIT, plannedSize, ROW_BYTES } from "
 type S = readonly C[];
 const Q = readQuotes(__dirname);
 const kib = (x: number | undefined) => bytesIn(x, "KiB", 0);
-/** A why from the insert summaries of `kinds`, "" unless all ran. */
 const whyOf = (kinds: readonly IndexKind[], text: (xs: C[], s: S) => string) => from((s: S) => findAll(s, kinds), text);
 
 const BRIN_ROWS = `\`--set rows=${Math.ceil((1000 * 8192) / ROW_BYTES / 10_000) * 10_000}\` or more runs it`;
@@ -22,19 +21,18 @@ const ROUNDS = "paired within a round, median over rounds";
 const VERY_LARGE = `the lab's reading of "very large tables" (8 MB: at least 8 of BRIN's 128-page ranges):`;
 const FULL = "the documented condition (the list becomes too large):";
 
-/** A batch latency of the GIN insert stream, fastupdate on ÷ off, paired within a round. */
 const ginOnOff = (text: string, pick: (r: RoundValues) => number | undefined, what: string) => ({
   statistic: `${text} of the INSERT stream, fastupdate on ÷ off, ${ROUNDS}`,
   of: paired(...GIN, pick, what),
   needs: "both GIN insert streams",
 });
 
-export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declare({
+export const CLAIMS = declare<IndexTypesParams, S, "pages" | "flushes">({
   notebook: "08-index-types",
   quotes: Q,
   factors: {
-    pages: { ...atLeast("heap pages of the table", 1000, "pages"), source: VERY_LARGE },
-    flushes: { ...atLeast("pending-list flushes per GIN insert stream", 1), source: FULL },
+    pages: atLeast("heap pages of the table", 1000, "pages", { source: VERY_LARGE }),
+    flushes: atLeast("pending-list flushes per GIN insert stream", 1, "", { source: FULL }),
   },
   before: (p) => plannedSize(p.rows),
   after: (s) => ({ pages: find(s, "none")?.heapPages, flushes: find(s, "gin-fastupdate")?.flushes }),
@@ -86,7 +84,7 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
     {
       id: "b1",
       claim: "GIN's fast update makes most INSERT batches faster than without it",
-      sentence: { original: `${Q.quote("ginFastUpdate").original} ${Q.quote("ginSlowUpdate").original}` },
+      sentence: { original: Q.original("ginFastUpdate", "ginSlowUpdate") },
       figure: "no figure",
       kind: "direction",
       rule: { kind: "below", margin: 1 },
@@ -146,7 +144,7 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
     {
       id: "c",
       claim: "A partial index costs nothing measurable for rows outside its predicate, inserted or updated",
-      sentence: { original: `${Q.quote("partialEntries").original} ${Q.quote("partialUpdates").original}` },
+      sentence: { original: Q.original("partialEntries", "partialUpdates") },
       figure: "no figure",
       kind: "equivalence",
       rule: { kind: "inside", low: 0.9, high: 1.1 },
@@ -161,8 +159,8 @@ export const CLAIMS: ClaimSet<IndexTypesParams, S, "pages" | "flushes"> = declar
       why: whyOf(
         ["partial", "none"],
         ([p, n], s) =>
-          `outside the predicate: ${ms(p.outsideMedianMs, 1)} vs ${ms(n.outsideMedianMs, 1)} per batch, ` +
-          `${f0(p.outsideWalBytesPerRow)} vs ${f0(n.outsideWalBytesPerRow)} WAL B per row; the partial index ` +
+          `outside the predicate: ${versus(p, n)((x) => ms(x.outsideMedianMs, 1))} per batch, ` +
+          `${versus(p, n)((x) => f0(x.outsideWalBytesPerRow))} WAL B per row; the partial index ` +
           `is ${kib(p.indexBytes)}${find(s, "btree") ? `, the full B-tree ${kib(find(s, "btree")?.indexBytes)}` : ""}.`,
       ),
     },

@@ -1,5 +1,5 @@
 /** Seed 000's claims (EXPERIMENTS.md §1); a magnitude states this run's client path (docs/claims-and-regimes.md). */
-import { absentUnless, declare, exactly, readQuotes, type ClaimSet, type ClaimSpec } from "../../stats/claim-engine";
+import { absentUnless, declare, exactly, factor, readQuotes, type ClaimSpec } from "../../stats/claim-engine";
 import { f0, f1, f2, percent } from "../../stats/format";
 import { ENGINES, type Engine } from "../../targets/engines";
 import type { IndexWriteCostParams } from "./params";
@@ -112,15 +112,15 @@ const unindexed = (engine: Engine, c: Pick<C, "claim" | "kind" | "rule" | "readi
     why: (s) => counters(s, engine, [top(s)], ["update_one_field"], [1, 5]),
   });
 
-export const CLAIMS: ClaimSet<IndexWriteCostParams, S, Factor> = declare<IndexWriteCostParams, S, Factor>({
+export const CLAIMS = declare<IndexWriteCostParams, S, Factor>({
   notebook: "01-index-write-cost",
   quotes: Q,
   factors: {
-    anyRows: { what: "rows", seed: LARGE, unit: "rows", within: [0.01, Infinity] },
-    rows: { what: "rows", seed: LARGE, unit: "rows", within: [0.1, Infinity] },
+    anyRows: factor("rows", LARGE, [0.01, Infinity], "rows"),
+    rows: factor("rows", LARGE, [0.1, Infinity], "rows"),
     rows1M: exactly("rows", LARGE, "rows"),
     largest: exactly("largest size", LARGE, "rows"),
-    compared: { what: "compared size", seed: 100_000, unit: "rows", within: [0.1, 1] },
+    compared: factor("compared size", 100_000, [0.1, 1], "rows"),
     smallest: exactly("smallest size", 10_000, "rows"),
   },
   before: (p) =>

@@ -1,17 +1,9 @@
 /** Seed 002's claims, each paired per round; claim (1)'s refutation must also survive Holm's correction. */
-import {
-  absentUnless,
-  atLeast,
-  declare,
-  exactly,
-  readQuotes,
-  stat as engineStat,
-  when,
-} from "../../stats/claim-engine";
-import type { ClaimSet, ClaimSpec, Statistic } from "../../stats/claim-engine";
+import { absentUnless, atLeast, atMost, declare, exactly, factor, readQuotes, when } from "../../stats/claim-engine";
+import type { ClaimSpec, Statistic } from "../../stats/claim-engine";
 import { FAMILY_ALPHA } from "../../stats/claims";
 import { durationText, f0, f1, f2, kilobytes, percent, ratio } from "../../stats/format";
-import type { OverIndexingParams } from "./params";
+import type { OverIndexingParams as P } from "./params";
 import { plannedServerCpus } from "../server-cpus";
 import { SEED_SHAPE } from "./workload/dataset";
 import { because, readsText, why7to39, type Between } from "./present";
@@ -25,7 +17,6 @@ const SEED_REGIME =
   "PostgreSQL 17.4 on 128 threads, pgbench -c 16 -j 8, ~11 GB of data (20M products) in 64 GB of shared_buffers, restart before every round, rounds of 5–120 min";
 /** The seed's server: 128 vCPUs, its "初始数据集大小约为 11 GB" in shared_buffers = '64GB'. */
 export const SEED_SERVER = { cpus: 128, dataBytes: 11 * 2 ** 30, sharedBuffersMB: 64 * 1024 } as const;
-const SEED_DATA_SHARE = SEED_SERVER.dataBytes / (SEED_SERVER.sharedBuffersMB * 2 ** 20);
 /** The seed's TPS at 39 indexes (its "~600") stands in for its rounds' transactions. */
 const SEED_TPS_39 = 600;
 const seedTxPerProduct = (seconds: number) => (SEED_TPS_39 * seconds) / SEED_SHAPE.products;
@@ -33,7 +24,6 @@ const TX_PER_PRODUCT = "transactions per product in a 39-index round";
 const ADAPTIVE =
   "; the adaptive design adds a round of every level while (1) or (2) is inconclusive (up to maxRepeats, within budgetSeconds) and decides again after each, every look at the per-look coverage of stats/adaptive's lookPlan, so that all looks together keep 90 % (the run's notes name the looks and that coverage)";
 const COMMON_ROUND = "levels 7 and 39 in a common round";
-/** Why (5) and (5b) need the seed's data, not only its transactions per product. */
 const TURNING_POINT =
   "Transactions per product alone do not carry the turning point to another data size: at a smaller one it was seen far earlier, and which side a run fell on followed the machine's speed (docs/claims-and-regimes.md)";
 
@@ -56,12 +46,8 @@ function position(r: Pick<S, "dataScale" | "durationSeconds" | "clients" | "serv
 }
 const measured = (s: S) => position(s, level(s, 39)?.tps.median);
 
-/** 03's statistics: ratios printed plain ("0.87"), needing levels 7 and 39 in a common round unless said. */
-const stat = (text: string, of: Statistic<S>["of"], needs = COMMON_ROUND) => engineStat(text, of, needs, ratio);
-const unless = absentUnless({
-  planned: (p: OverIndexingParams) => p.indexLevels,
-  ran: (s: S) => s.levels.map((l) => l.level),
-});
+const stat = (statistic: string, of: Statistic<S>["of"], needs = COMMON_ROUND) => ({ statistic, of, needs });
+const unless = absentUnless({ planned: (p: P) => p.indexLevels, ran: (s: S) => s.levels.map((l) => l.level) });
 const NEEDS_7_39 = unless([7, 39], "levels 7 and 39 did not both run");
 const AT_SEED_7_39 = { regimeText: SEED_REGIME, absent: NEEDS_7_39 };
 /** (5) and (5b): the same statistic, read against opposite rules in opposite regimes. */
@@ -76,25 +62,26 @@ const growth = (tail: (m: Between, s: S) => string) =>
       (m, _l7, _l39, s) => `Index growth per transaction ${m((l) => l.indexGrowthPerTx, kilobytes)}${tail(m, s)}`,
     ),
     absent: NEEDS_7_39,
-  }) as const satisfies Partial<ClaimSpec<OverIndexingParams, S, Factor>>;
+  }) as const satisfies Partial<ClaimSpec<P, S, Factor>>;
 
-export const CLAIMS: ClaimSet<OverIndexingParams, S, Factor> = declare({
+export const CLAIMS = declare<P, S, Factor>({
   notebook: "03-over-indexing",
   quotes: Q,
+  fmt: ratio,
   factors: {
     // The ratio of 39- to 7-index TPS moves with how deep the trees are and how much of them is cached.
-    dataSize: { what: "data size", seed: SEED_SHAPE.products, unit: "products", within: [0.5, 2] },
+    dataSize: factor("data size", SEED_SHAPE.products, [0.5, 2], "products"),
     // A round starts from a cold restart: its first touches weigh more in a shorter one.
     roundLength: atLeast("round length", 300, "s"),
     // A closed loop's TPS ratio depends on how many clients wait on each other's locks.
     clients: exactly("clients", 16),
     // The seed's 16 clients had a CPU each (128 vCPUs); more clients than CPUs share CPU time in a queue.
-    clientsPerCpu: { what: "clients per CPU", seed: 16 / 128, unit: "", within: [0, 128 / 16] },
+    clientsPerCpu: factor("clients per CPU", 16 / 128, [0, 128 / 16]),
     // The seed's data took a sixth of shared_buffers; at most that share keeps every miss a first touch.
-    dataOverBuffers: { what: "data ÷ shared_buffers", seed: SEED_DATA_SHARE, unit: "", within: [0, 1] },
+    dataOverBuffers: atMost("data ÷ shared_buffers", SEED_SERVER.dataBytes / (SEED_SERVER.sharedBuffersMB * 2 ** 20)),
     // The turning point is set by the transactions a round completes over the data, not by its seconds.
     longRound: atLeast(TX_PER_PRODUCT, seedTxPerProduct(7200)),
-    shortRound: { what: TX_PER_PRODUCT, seed: seedTxPerProduct(3600), unit: "", within: [0, 1] },
+    shortRound: atMost(TX_PER_PRODUCT, seedTxPerProduct(3600)),
   },
   before: (p) => {
     const cpus = plannedServerCpus(p.target, p.cpus);

@@ -1,15 +1,6 @@
 /** Seed 003's claims, per set. Its 20–30 % is its rebuild ÷ its 30 s run: judged at its own protocol. */
-import {
-  absentUnless,
-  absentWhen,
-  atLeast,
-  declare,
-  exactly,
-  readQuotes,
-  when,
-  type ClaimSet,
-} from "../../stats/claim-engine";
-import type { RegimeFactor } from "../../stats/claims";
+import { absentUnless, absentWhen, atLeast, declare, exactly, readQuotes, when } from "../../stats/claim-engine";
+import type { ClaimSpec } from "../../stats/claim-engine";
 import { intervalText } from "../../stats/intervals";
 import { f0, f1, f2, f3, percent as pct, times } from "../../stats/format";
 import { medianOf, quotient } from "../../stats/claim-statistics";
@@ -23,55 +14,66 @@ const ALL = ["scale", "runLength", "clients"] as const;
 type Factor = (typeof ALL)[number] | "readsPlain" | "readsConcurrently";
 const PROTOCOL_TEXT =
   "pgbench -i -s 100, pgbench -c 2 -T 30 (TPC-B-like), REINDEX of the three primary keys mid-run, restart between runs";
-const NOT_BY_SEED = "not measured by the seed; tested at this run's scale and run length";
-const BOTH_MODES = '`--set modes=["baseline","reindex","concurrently"]` or `--profile full` tests it';
 const SHARE_LOCK = "plain REINDEX holds a SHARE lock on the table, which blocks every UPDATE until it ends";
 const WINDOW = "REINDEX runs whose window fell inside the load";
-const lacking = absentUnless({ planned: (p: P) => p.modes, ran: (s: Sum) => s.runs.map((r) => r.mode) });
-const NO_PLAIN = lacking(["reindex"], "this run has no plain REINDEX mode");
-const NO_CONCURRENTLY = lacking(
-  ["concurrently", "reindex"],
-  "this run has no REINDEX CONCURRENTLY mode (or no plain one to compare with)",
-);
-const secs = (s: Sum, pick: S.RunValue, mode?: ReindexMode) => f1(S.perRun(s, pick, "", mode)?.estimate);
-const stall = (s: Sum, mode?: ReindexMode) => S.perRun(s, S.stallShare, "", mode)?.estimate;
+const pct1 = (x: number) => pct(x, 1);
+const unless = absentUnless({ planned: (p: P) => p.modes, ran: (s: Sum) => s.runs.map((r) => r.mode) });
+/** The median over sets of a value of each run of `mode` (plain REINDEX unless given). */
+const median = (s: Sum, pick: S.RunValue, mode?: ReindexMode) => S.perRun(s, pick, "", mode)?.estimate;
+const secs = (s: Sum, pick: S.RunValue, mode?: ReindexMode) => f1(median(s, pick, mode));
+const stall = (s: Sum, mode?: ReindexMode) => median(s, S.stallShare, mode);
 const LOST_OVER_STALL = "lost share ÷ the plain REINDEX's window share of the run, per set";
 const BLOCKED = "share of the CONCURRENTLY window in which the REINDEX session blocked a write, per set";
-const PLAIN = { regime: ALL, howToTest: "any profile with the plain REINDEX mode", absent: NO_PLAIN };
-const BOTH = { regime: ALL, regimeText: NOT_BY_SEED, howToTest: BOTH_MODES, absent: NO_CONCURRENTLY };
-const splitSets = (s: Sum) => S.rebuildPairs(s).split.map((e) => e.label);
-
-// Reads that flow leave gaps of about one pause: at ≥ 20 pauses a window, at most a fifth of (r)'s margin.
-const READS_PER_WINDOW = 20;
-const readsFactor = (what: string): RegimeFactor => ({
-  ...atLeast(what, READS_PER_WINDOW),
-  condition: true,
-  source: "enough reads to see a wait:",
-});
-const unprobed = (mode: ReindexMode) => (s: Sum) => !S.runsOf(s, mode).some((r) => r.readProbeMs !== undefined);
-const noProbe = (mode: ReindexMode, what: string) =>
-  absentWhen<P, Sum>(
-    `this run has no ${what} run with the read probe on (the mode not run, \`readProbeMs\` 0, or runs stored before the probe)`,
-    (p) => !p.modes.includes(mode) || !(p.readProbeMs > 0),
-    unprobed(mode),
-  );
-const READ_WAIT_STATISTIC = (what: string) =>
-  `per ${what} run: the longest time the read probe (a primary-key lookup on pgbench_accounts, one at a time from its own session, \`readProbeMs\` apart) went without a completed read inside the REINDEX window ÷ the window's length; median over sets`;
-const readWait = (mode: ReindexMode) => (s: Sum) =>
-  S.perRun(s, S.readWaitShare, `longest read wait ÷ the ${mode} window, per set`, mode);
-const NOT_LOCKED =
-  "'not locked' read as no read waiting a quarter of the window or more: a read held up by the lock waits out the accounts key's rebuild, most of the window, while reads that flow wait about one pause, at most a twentieth of the window in the regime";
-const readsWhy = (mode: ReindexMode) => (s: Sum) => {
-  const med = (pick: S.RunValue) => S.perRun(s, pick, "", mode)?.estimate;
-  const errors = S.runsOf(s, mode).filter((r) => r.readProbeError).length;
-  return (
-    `reads started in the window: ${f0(med((r) => r.readsInWindow))}; the longest wait for a read ${f3(med((r) => r.longestReadWaitS))} s of a ${f3(med((r) => r.readWindowS))} s window, the longest single read ${f1(med((r) => r.readMaxInWindowMs))} ms against a median of ${f3(med((r) => r.readMedianOutsideMs))} ms outside it; the accounts key took ${f2(med((r) => r.accountsReindexSeconds))} s to rebuild (medians over sets)` +
-    (errors ? `; the probe failed in ${errors} run(s) (the run's notes say how)` : "") +
-    "."
-  );
+const NO_PLAIN = "this run has no plain REINDEX mode";
+const NO_CONCURRENTLY = "this run has no REINDEX CONCURRENTLY mode (or no plain one to compare with)";
+const PLAIN = {
+  regime: ALL,
+  howToTest: "any profile with the plain REINDEX mode",
+  absent: unless(["reindex"], NO_PLAIN),
+};
+const BOTH = {
+  regime: ALL,
+  regimeText: "not measured by the seed; tested at this run's scale and run length",
+  howToTest: '`--set modes=["baseline","reindex","concurrently"]` or `--profile full` tests it',
+  absent: unless(["concurrently", "reindex"], NO_CONCURRENTLY),
 };
 
-export const CLAIMS: ClaimSet<P, Sum, Factor> = declare<P, Sum, Factor>({
+/** (r) and (rc): the longest wait for a read beside `mode`'s REINDEX, as a share of its window. */
+const readsNotLocked = (
+  mode: ReindexMode,
+  c: Pick<ClaimSpec<P, Sum, Factor>, "id" | "claim" | "kind" | "regime" | "regimeText" | "mechanism" | "howToTest">,
+): ClaimSpec<P, Sum, Factor> => {
+  const run = mode === "reindex" ? "plain REINDEX" : "CONCURRENTLY";
+  const med = (s: Sum, pick: S.RunValue) => median(s, pick, mode);
+  return {
+    ...c,
+    sentence: Q.quote("readsNotLocked"),
+    rule: { kind: "below", margin: 0.25 },
+    reading:
+      "'not locked' read as no read waiting a quarter of the window or more: a read held up by the lock waits out the accounts key's rebuild, most of the window, while reads that flow wait about one pause, at most a twentieth of the window in the regime",
+    absent: absentWhen(
+      `this run has no ${mode === "reindex" ? run : "REINDEX CONCURRENTLY"} run with the read probe on (the mode not run, \`readProbeMs\` 0, or runs stored before the probe)`,
+      (p: P) => !p.modes.includes(mode) || !(p.readProbeMs > 0),
+      (s: Sum) => !S.runsOf(s, mode).some((r) => r.readProbeMs !== undefined),
+    ),
+    statistic: `per ${run} run: the longest time the read probe (a primary-key lookup on pgbench_accounts, one at a time from its own session, \`readProbeMs\` apart) went without a completed read inside the REINDEX window ÷ the window's length; median over sets`,
+    of: (s) => S.perRun(s, S.readWaitShare, `longest read wait ÷ the ${mode} window, per set`, mode),
+    needs: `a ${run} run whose window the read probe read through`,
+    fmt: pct1,
+    why: (s) => {
+      const errors = S.runsOf(s, mode).filter((r) => r.readProbeError).length;
+      return (
+        `reads started in the window: ${f0(med(s, (r) => r.readsInWindow))}; the longest wait for a read ${f3(med(s, (r) => r.longestReadWaitS))} s of a ${f3(med(s, (r) => r.readWindowS))} s window, the longest single read ${f1(med(s, (r) => r.readMaxInWindowMs))} ms against a median of ${f3(med(s, (r) => r.readMedianOutsideMs))} ms outside it; the accounts key took ${f2(med(s, (r) => r.accountsReindexSeconds))} s to rebuild (medians over sets)` +
+        (errors ? `; the probe failed in ${errors} run(s) (the run's notes say how)` : "") +
+        "."
+      );
+    },
+  };
+};
+/** Reads that flow leave gaps of about one pause: at ≥ 20 pauses a window, at most a fifth of (r)'s margin. */
+const reads = (what: string) => atLeast(what, 20, "", { condition: true, source: "enough reads to see a wait:" });
+
+export const CLAIMS = declare<P, Sum, Factor>({
   notebook: "04-reindex-under-load",
   quotes: Q,
   // The seed's 2 clients on 2 CPUs both wait on the one lock; more clients than CPUs change the TPS outside it too.
@@ -79,17 +81,16 @@ export const CLAIMS: ClaimSet<P, Sum, Factor> = declare<P, Sum, Factor>({
     scale: exactly("pgbench scale", 100),
     runLength: exactly("run length", 30, "s"),
     clients: exactly("clients", 2),
-    readsPlain: readsFactor("plain REINDEX window ÷ read probe pause"),
-    readsConcurrently: readsFactor("CONCURRENTLY window ÷ read probe pause"),
+    readsPlain: reads("plain REINDEX window ÷ read probe pause"),
+    readsConcurrently: reads("CONCURRENTLY window ÷ read probe pause"),
   },
-  // The windows are known only after the run.
   before: (p) => ({ scale: p.scale, runLength: p.durationSeconds, clients: p.clients }),
   after: (s) => ({
     scale: s.scale,
     runLength: s.durationSeconds,
     clients: s.clients,
-    readsPlain: S.perRun(s, S.readsPerWindow, "", "reindex")?.estimate,
-    readsConcurrently: S.perRun(s, S.readsPerWindow, "", "concurrently")?.estimate,
+    readsPlain: median(s, S.readsPerWindow, "reindex"),
+    readsConcurrently: median(s, S.readsPerWindow, "concurrently"),
   }),
   claims: [
     {
@@ -106,7 +107,7 @@ export const CLAIMS: ClaimSet<P, Sum, Factor> = declare<P, Sum, Factor>({
         "within each REINDEX run: transactions the REINDEX window cost (the rate outside the window × its length − those done inside), as a share of the run; one value per set, median over sets (the between-run TPS ratio is shown beside it: this machine changes speed between runs)",
       of: (s) => S.perRun(s, (r) => r.lostShare, "share of the run's transactions lost in the reindex window, per set"),
       needs: WINDOW,
-      fmt: (x) => pct(x, 1),
+      fmt: pct1,
       ours: (s) =>
         `the plain REINDEX's window was ${pct(stall(s))} of the ${s.durationSeconds} s run (the seed's ≈ 25 % of 30 s)${when(S.modeSummary(s, "reindex")?.tpsRatio, (b) => `; between runs TPS ${intervalText(b, (x) => change(x, 0))} against the set's baseline`)}`,
       why: (s) =>
@@ -144,7 +145,7 @@ export const CLAIMS: ClaimSet<P, Sum, Factor> = declare<P, Sum, Factor>({
       needs: "pgbench -r statement latencies and lock samples of a REINDEX run",
       arithmetic: (s) => {
         const share = stall(s);
-        const txOverU = S.perRun(s, (r) => quotient(r.latencyAvgMs, r.updateUnblockedMs))?.estimate;
+        const txOverU = median(s, (r) => quotient(r.latencyAvgMs, r.updateUnblockedMs));
         const multiple = share !== undefined && txOverU !== undefined ? 1 + share * txOverU : undefined;
         return `1 + stall share ${pct(share)} × transaction ÷ unblocked UPDATE latency ${f1(txOverU)} = ×${f2(multiple)}${when(S.updateWithinRun(s), (m) => ` (measured ${intervalText(m, times)})`)}; the seed's set 1: 1 + 25 % × 2.226 ÷ 0.125 = ×5.5`;
       },
@@ -185,9 +186,9 @@ export const CLAIMS: ClaimSet<P, Sum, Factor> = declare<P, Sum, Factor>({
         "per CONCURRENTLY run: the seconds pg_blocking_pids named the REINDEX session as blocking a pgbench session ÷ the seconds its window lay inside the load; median over sets",
       of: (s) => S.perRun(s, S.blockedShare, BLOCKED, "concurrently"),
       needs: "a CONCURRENTLY run with its lock samples",
-      fmt: (x) => pct(x, 1),
+      fmt: pct1,
       why: (s) =>
-        `pg_blocking_pids named the REINDEX session for ${secs(s, (r) => r.blockedByReindexSeconds, "concurrently")} s of a ${secs(s, S.windowSeconds, "concurrently")} s CONCURRENTLY window; with plain REINDEX, for ${pct(S.perRun(s, S.blockedShare)?.estimate)} of its window (medians over sets; lock samples are counted at their spacing, so a share can read one sample past 100 %).`,
+        `pg_blocking_pids named the REINDEX session for ${secs(s, (r) => r.blockedByReindexSeconds, "concurrently")} s of a ${secs(s, S.windowSeconds, "concurrently")} s CONCURRENTLY window; with plain REINDEX, for ${pct(median(s, S.blockedShare))} of its window (medians over sets; lock samples are counted at their spacing, so a share can read one sample past 100 %).`,
     },
     {
       id: "3b",
@@ -204,15 +205,17 @@ export const CLAIMS: ClaimSet<P, Sum, Factor> = declare<P, Sum, Factor>({
       of: (s) => medianOf(S.rebuildPairs(s).kept, (p) => p.ratio, "rebuild seconds CONCURRENTLY ÷ REINDEX, per set"),
       needs: "a finished REINDEX and CONCURRENTLY in the same set",
       why: (s) =>
-        `rebuild ${secs(s, (r) => r.reindexSeconds)} s vs ${secs(s, (r) => r.reindexSeconds, "concurrently")} s (medians, all three indexes)${when(splitSets(s).join(", "), (l) => `; sets whose two runs' probes split (×1.25): ${l}`)}.`,
+        `rebuild ${secs(s, (r) => r.reindexSeconds)} s vs ${secs(s, (r) => r.reindexSeconds, "concurrently")} s (medians, all three indexes)${when(
+          S.rebuildPairs(s)
+            .split.map((e) => e.label)
+            .join(", "),
+          (l) => `; sets whose two runs' probes split (×1.25): ${l}`,
+        )}.`,
     },
-    {
+    readsNotLocked("reindex", {
       id: "r",
       claim: "While a plain REINDEX runs, reads of the table are not locked",
-      sentence: Q.quote("readsNotLocked"),
       kind: "direction",
-      rule: { kind: "below", margin: 0.25 },
-      reading: NOT_LOCKED,
       regime: ["readsPlain"],
       regimeText:
         "any scale and run length: a plain REINDEX run whose window lies inside the load, with a read-only client reading beside it",
@@ -220,20 +223,11 @@ export const CLAIMS: ClaimSet<P, Sum, Factor> = declare<P, Sum, Factor>({
         "the seed's (the manual's): plain REINDEX holds a SHARE lock on the table, which conflicts with writes' ROW EXCLUSIVE and not with a read's ACCESS SHARE; against it, the manual's REINDEX page: it also holds ACCESS EXCLUSIVE on the index it rebuilds, which blocks reads that use that index",
       howToTest:
         "any profile with the plain REINDEX mode and `readProbeMs` > 0, whose plain window holds ≥ 20 pauses (a larger scale, or a shorter pause)",
-      absent: noProbe("reindex", "plain REINDEX"),
-      statistic: READ_WAIT_STATISTIC("plain REINDEX"),
-      of: readWait("reindex"),
-      needs: "a plain REINDEX run whose window the read probe read through",
-      fmt: (x) => pct(x, 1),
-      why: readsWhy("reindex"),
-    },
-    {
+    }),
+    readsNotLocked("concurrently", {
       id: "rc",
       claim: "REINDEX CONCURRENTLY does not block reads: no read waits on it while it runs",
-      sentence: Q.quote("readsNotLocked"),
       kind: "mechanism",
-      rule: { kind: "below", margin: 0.25 },
-      reading: NOT_LOCKED,
       regime: ["readsConcurrently"],
       regimeText:
         "any scale and run length: a CONCURRENTLY run whose window lies inside the load, with a read-only client reading beside it",
@@ -241,12 +235,6 @@ export const CLAIMS: ClaimSet<P, Sum, Factor> = declare<P, Sum, Factor>({
         "CONCURRENTLY takes SHARE UPDATE EXCLUSIVE locks, which a read's ACCESS SHARE does not conflict with, and builds the new index beside the old one, which reads go on using until the swap",
       howToTest:
         "any profile with the CONCURRENTLY mode and `readProbeMs` > 0, whose CONCURRENTLY window holds ≥ 20 pauses",
-      absent: noProbe("concurrently", "REINDEX CONCURRENTLY"),
-      statistic: READ_WAIT_STATISTIC("CONCURRENTLY"),
-      of: readWait("concurrently"),
-      needs: "a CONCURRENTLY run whose window the read probe read through",
-      fmt: (x) => pct(x, 1),
-      why: readsWhy("concurrently"),
-    },
+    }),
   ],
 });

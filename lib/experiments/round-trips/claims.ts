@@ -1,6 +1,5 @@
 /** Seed 004's claims (EXPERIMENTS.md §5); on an emulated input, `emulated`: never evidence. */
-import type { RegimeFactor, Rule } from "../../stats/claims";
-import { absentUnless, absentWhen, declare, from, readQuotes, when } from "../../stats/claim-engine";
+import { absentUnless, absentWhen, declare, factor, from, readQuotes, textsFrom, when } from "../../stats/claim-engine";
 import { f0, f1, f2, ms } from "../../stats/format";
 import { intervalText } from "../../stats/intervals";
 import { QUORUM } from "./workload/environments";
@@ -14,12 +13,8 @@ const Q = readQuotes(__dirname);
 type Factor = "localRtt" | "rttSame" | "rttCross" | "rttExternal";
 const lag = (x: number | null | undefined) => when(x, ms) || "not caught (every sample found the standbys idle)";
 const seedS = (series: SeedSeries, c: SeedCondition) => seedValue(series, c) ?? NaN;
-const texts = <T>(get: (s: S) => T | undefined, t: { ours: (x: T, s: S) => string; why: (x: T, s: S) => string }) => ({
-  why: from(get, t.why),
-  ours: from(get, t.ours),
-});
 /** Not run unless planned (an external server runs only "external") and in the summary. */
-const ran = absentUnless<P, S, EnvironmentKey>({
+const unless = absentUnless<P, S, EnvironmentKey>({
   planned: (p) => (isExternal(p) ? ["external"] : p.environments),
   ran: (s) => s.environments.map((e) => e.environment),
 });
@@ -37,13 +32,13 @@ const links = (canShow: string, emulatedWhen: (s: S) => string | undefined) => (
 const AURORA = "Aurora PostgreSQL 17.6 (db.r6g.large), client on EC2, 10,000 statements per case through psql, 5 runs";
 const DOCKER =
   "Docker postgres:17 on macOS, the client through the Docker VM: a 0.93 ms round trip (9.26 s for 10,000 × SELECT 1)";
-/** "About the same", "nearly match", "about one round trip": within ×0.8–×1.25. "≫": at least 1.5×. */
-const ABOUT: Rule = { kind: "inside", low: 0.8, high: 1.25 };
+/** "About the same", "nearly match", "about one round trip": within ×0.8–×1.25. */
+const ABOUT = { kind: "inside", low: 0.8, high: 1.25 } as const;
 /** (b) and (e no replica): the local environment against the seed's Docker. */
 const LOCAL = {
   kind: "magnitude",
   regime: ["localRtt"],
-  absent: ran(["local"], "this run had no local (loopback) environment"),
+  absent: unless(["local"], "this run had no local (loopback) environment"),
 } as const;
 
 const storageText = ({ storage: d }: S) =>
@@ -66,23 +61,18 @@ const transactions = (env: EnvironmentKey, where: string) => ({
   rule: { kind: "above", margin: 1.5 } as const,
   ...ratioStatistic(env),
 });
-/** A client round trip as a regime factor: ×0.5 to ×`upTo` the seed's SELECT 1 round trip. */
-const rttFactor = (what: string, c: SeedCondition, upTo = 2): RegimeFactor => ({
-  what,
-  seed: seedS("rtt_select1", c),
-  unit: "ms",
-  within: [0.5, upTo],
-});
+/** A client round trip: ×0.5 to ×`upTo` the seed's SELECT 1 round trip. */
+const rtt = (what: string, c: SeedCondition, upTo = 2) => factor(what, seedS("rtt_select1", c), [0.5, upTo], "ms");
 
-function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_az", factor: Factor) {
+function quorumClaims(env: EnvironmentKey, where: string, c: "same_az" | "cross_az", gate: Factor) {
   const seed = (series: SeedSeries) => seedS(series, c);
   const common = {
     kind: "magnitude" as const,
-    regime: [factor],
+    regime: [gate],
     regimeText: `${AURORA}; Aurora commits on a 4-of-6 storage quorum across three AZs; here, a ${where} client, a primary and two standbys, ${QUORUM}`,
     howToTest: `environments including "${env}" runs it; only a real server (hosts, or an external target) makes it evidence`,
-    absent: ran([env], `this run had no ${env} environment`),
-    ...texts(sum.updated(env), {
+    absent: unless([env], `this run had no ${env} environment`),
+    ...textsFrom(sum.updated(env), {
       ours: (q) =>
         `${per10k(q)}; gap per commit ${q.commitInterval ? intervalText(q.commitInterval, ms) : ms(q.commitMs)}, the server's account ${ms(sum.serverCommitMs(q))} (WAL flush ${ms(q.walSyncMsPerCommit)} + flush lag ${lag(q.flushLagMs)}), a statement ${ms(sum.statementMs(q))}; commit ÷ statement ${f2(sum.commitShare(q))} (the seed's ${f2(seed("aurora_commit_latency_seconds") / seed("update_one_transaction_seconds"))})`,
       why: (q) =>
@@ -124,11 +114,11 @@ export const CLAIMS = declare<P, S, Factor>({
   quotes: Q,
   fmt: f2,
   factors: {
-    localRtt: rttFactor("round trip", "local"),
-    rttSame: rttFactor("client round trip (same AZ)", "same_az"),
-    rttCross: rttFactor("client round trip (other AZ)", "cross_az"),
+    localRtt: rtt("round trip", "local"),
+    rttSame: rtt("client round trip (same AZ)", "same_az"),
+    rttCross: rtt("client round trip (other AZ)", "cross_az"),
     // Either Aurora placement's client, 0.1 to 3.4 ms.
-    rttExternal: rttFactor("client round trip (external)", "same_az", 17),
+    rttExternal: rtt("client round trip (external)", "same_az", 17),
   },
   // The local environment is a direct loopback: tens of µs where client and server share a kernel.
   before: (p) => ({
@@ -186,7 +176,7 @@ export const CLAIMS = declare<P, S, Factor>({
       howToTest:
         "a real client host 0.47–1.86 ms from the server decides it on that server's commit (an emulated link would make the round trip an input)",
       ...ratioStatistic("local"),
-      ...texts(sum.updated("local"), {
+      ...textsFrom(sum.updated("local"), {
         ours: (l) =>
           `${per10k(l)}; gap per commit ${ms(l.commitMs)} ÷ round trip ${ms(l.rttMs)} = ${f2((l.commitMs ?? NaN) / (l.rttMs ?? NaN))} (the seed's ${f2((seedCommitMs("local") ?? NaN) / seedS("rtt_select1", "local"))})`,
         why: (l, s) =>
@@ -202,8 +192,8 @@ export const CLAIMS = declare<P, S, Factor>({
       regime: ["rttExternal"],
       regimeText: "the measured server, its client 0.1–3.4 ms away, the span of the seed's two placements",
       howToTest: "DBLAB_POSTGRES_URI=postgresql://… (target external) measures one as it is",
-      absent: ran(["external"], "this run measured no external server"),
-      ...texts(sum.updated("external"), {
+      absent: unless(["external"], "this run measured no external server"),
+      ...textsFrom(sum.updated("external"), {
         ours: (x) =>
           `${per10k(x)}; ${ms(x.commitMs)} a commit at a ${ms(x.rttMs)} round trip; commit ÷ statement ${f2(sum.commitShare(x))}`,
         why: (x) =>
@@ -270,7 +260,7 @@ export const CLAIMS = declare<P, S, Factor>({
         "(on − local, else off) median commit time per repeat at the largest standby round trip swept, ÷ that round trip, paired per repeat; exact interval of the median",
       of: sum.standbyOverhead,
       needs: "the synchronous_commit sweep with level on and local (or off)",
-      ...texts(sum.sweepPair, {
+      ...textsFrom(sum.sweepPair, {
         ours: (x) =>
           `standbys ${ms(x.on.standbyRttMs)} away: ${ms(x.on.commitMs)} a commit (on) vs ${ms(x.local.commitMs)} (${x.base})`,
         why: (x) =>

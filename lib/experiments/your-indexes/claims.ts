@@ -77,13 +77,7 @@ function itemClaims(j: Item, margin: number): ClaimSpec<YourIndexesParams, S>[] 
 }
 
 const claimSet = (items: readonly Item[], margin: number): ClaimSet<YourIndexesParams, S> =>
-  declare({
-    notebook: "06-your-indexes",
-    factors: {},
-    before: () => ({}),
-    after: () => ({}),
-    claims: items.flatMap((j) => itemClaims(j, margin)),
-  });
+  declare({ notebook: "06-your-indexes", claims: items.flatMap((j) => itemClaims(j, margin)) });
 
 /** What every judged item is asked: the registry's set (at the profiles' margin) and the plan before a run. */
 const EACH = [{ name: "each judged index", kind: "existing" }] as const;
