@@ -132,7 +132,7 @@ async def run(args):
     # The kernel's channels are Unix sockets in a folder of our own, not TCP ports: a port Jupyter
     # picked can be taken by any process's outgoing connection before the kernel binds it (a loaded
     # machine churns thousands), and the kernel then never answered (kernel-preload.ts).
-    sockets = tempfile.mkdtemp(prefix="dblab-kernel-")
+    sockets = args.sockets or tempfile.mkdtemp(prefix="dblab-kernel-")
     config = Config({"KernelManager": {"transport": "ipc", "ip": os.path.join(sockets, "k")}})
     client = NotebookClient(
         nb,
@@ -251,6 +251,7 @@ def main():
     ap.add_argument("--kernel", default="db-write-lab")
     ap.add_argument("--timeout", type=int, default=3600, help="per-cell timeout, seconds (0: none)")
     ap.add_argument("--startup-timeout", type=int, default=120)
+    ap.add_argument("--sockets", help="an empty folder for the kernel's Unix sockets (default: a new one under TMPDIR)")
     ap.add_argument("--stop-grace", type=int, default=30,
                     help="seconds a signalled kernel gets to release its servers before SIGKILL")
     args = ap.parse_args()

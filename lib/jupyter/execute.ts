@@ -155,6 +155,12 @@ export async function executeNotebook(opts: ExecuteOptions): Promise<ExecuteResu
   ];
   if (outputHtml) args.push("--html", outputHtml);
   if (opts.hideCode) args.push("--hide-code");
+  // The kernel's Unix sockets (execute_notebook.py says why): made here, so removed here even when
+  // the executor is killed before its own cleanup runs.
+  // A Unix socket's path holds at most 107 bytes: a deeper TMPDIR gives way to /tmp.
+  const tmp = opts.env?.TMPDIR ?? os.tmpdir();
+  const sockets = fs.mkdtempSync(path.join(tmp.length > 70 ? "/tmp" : tmp, "dblab-kernel-"));
+  args.push("--sockets", sockets);
 
   const started = Date.now();
   const log = fs.openSync(logFile, "w");
@@ -261,6 +267,7 @@ export async function executeNotebook(opts: ExecuteOptions): Promise<ExecuteResu
   });
   opts.signal?.removeEventListener("abort", onAbort);
   if (killTimer) clearTimeout(killTimer);
+  fs.rmSync(sockets, { recursive: true, force: true });
 
   const status: ExecuteResult["status"] =
     aborted || (exitCode ?? 0) >= 128 ? "interrupted" : exitCode === 0 ? "ok" : "failed";
