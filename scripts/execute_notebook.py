@@ -133,7 +133,9 @@ async def run(args):
     # picked can be taken by any process's outgoing connection before the kernel binds it (a loaded
     # machine churns thousands), and the kernel then never answered (kernel-preload.ts).
     sockets = args.sockets or tempfile.mkdtemp(prefix="dblab-kernel-")
-    config = Config({"KernelManager": {"transport": "ipc", "ip": os.path.join(sockets, "k")}})
+    # Its connection file (with the messages' signing key) beside them: one folder to remove.
+    kernel = {"transport": "ipc", "ip": os.path.join(sockets, "k"), "connection_file": os.path.join(sockets, "kernel.json")}
+    config = Config({"KernelManager": kernel})
     client = NotebookClient(
         nb,
         kernel_name=args.kernel,

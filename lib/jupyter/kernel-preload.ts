@@ -151,6 +151,22 @@ function listenOrExit(): void {
 }
 listenOrExit();
 
+/**
+ * The kernel ends with the process that started it (ipykernel's parent poller does the same; tslab has
+ * none): a kernel whose executor or Notebook server was killed would otherwise run on, orphaned,
+ * holding the servers its run started. SIGTERM, so that the lab's shutdown hooks release them.
+ */
+function endWithParent(): void {
+  const parent = process.ppid;
+  const poll = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(poll);
+    process.kill(process.pid, "SIGTERM");
+  }, 1000);
+  poll.unref();
+}
+endWithParent();
+
 /** tslab's type checker sees the kernel's NODE_PATH, as Node does (docs/kernel.md). */
 interface TsSys {
   fileExists: (p: string) => boolean;

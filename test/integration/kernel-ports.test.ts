@@ -18,6 +18,38 @@ import { ensureKernelSpec, projectRoot } from "../../lib/jupyter/kernel-spec";
 const box = fs.mkdtempSync(path.join(os.tmpdir(), "dblab-kernel-ports-"));
 after(() => fs.rmSync(box, { recursive: true, force: true }));
 
+/** A notebook of the parameters cell and one code cell of `lines`. */
+function writeNotebook(name: string, lines: readonly string[]): string {
+  const notebook = path.join(box, `${name}.ipynb`);
+  const kernelspec = { display_name: "TypeScript (db-write-lab)", language: "typescript", name: "db-write-lab" };
+  const cells = ['let profile = "default";\nlet overrides: Record<string, unknown> = {};', lines.join("\n")].map(
+    (source, i) => ({
+      cell_type: "code",
+      metadata: i === 0 ? { tags: ["parameters"] } : {},
+      execution_count: null,
+      outputs: [],
+      source,
+    }),
+  );
+  fs.writeFileSync(notebook, JSON.stringify({ cells, metadata: { kernelspec }, nbformat: 4, nbformat_minor: 5 }));
+  return notebook;
+}
+
+/** Alive and not a zombie (an orphan's zombie waits for whichever process adopted it). */
+function running(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+const parentOf = (pid: number): number => {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+};
+
 function kernelArgv(connectionFile: string): string[] {
   const spec = JSON.parse(fs.readFileSync(ensureKernelSpec(projectRoot()).kernelJson, "utf8")) as { argv: string[] };
   return spec.argv.map((a) => a.replace("{connection_file}", connectionFile));
@@ -76,24 +108,12 @@ test(
 test("the headless runner's kernel listens on Unix sockets, removed after the run", { timeout: 300_000 }, async (t) => {
   const missing = jupyterUnavailableReason();
   if (missing) return t.skip(`Jupyter not available: ${missing}`);
-  const notebook = path.join(box, "transport.ipynb");
-  const kernelspec = { display_name: "TypeScript (db-write-lab)", language: "typescript", name: "db-write-lab" };
-  const cells = [
-    'let profile = "default";\nlet overrides: Record<string, unknown> = {};',
-    [
-      'import * as fs from "fs";',
-      'const file = process.argv[process.argv.indexOf("--config-path") + 1];',
-      'const info = JSON.parse(fs.readFileSync(file, "utf8"));',
-      "console.log(`transport=${info.transport} ip=${info.ip}`);",
-    ].join("\n"),
-  ].map((source, i) => ({
-    cell_type: "code",
-    metadata: i === 0 ? { tags: ["parameters"] } : {},
-    execution_count: null,
-    outputs: [],
-    source,
-  }));
-  fs.writeFileSync(notebook, JSON.stringify({ cells, metadata: { kernelspec }, nbformat: 4, nbformat_minor: 5 }));
+  const notebook = writeNotebook("transport", [
+    'import * as fs from "fs";',
+    'const file = process.argv[process.argv.indexOf("--config-path") + 1];',
+    'const info = JSON.parse(fs.readFileSync(file, "utf8"));',
+    "console.log(`transport=${info.transport} ip=${info.ip}`);",
+  ]);
   const tmp = path.join(box, "tmp");
   fs.mkdirSync(tmp);
   const outputIpynb = path.join(box, "transport.out.ipynb");
@@ -112,3 +132,39 @@ test("the headless runner's kernel listens on Unix sockets, removed after the ru
   assert.ok(m[2].startsWith(tmp + path.sep), `the sockets live in the run's own folder under TMPDIR: ${m[2]}`);
   assert.deepEqual(fs.readdirSync(tmp), [], "the socket folder is removed after the run");
 });
+
+test(
+  "a kernel whose executor was killed ends itself rather than running on orphaned",
+  { timeout: 180_000 },
+  async (t) => {
+    const missing = jupyterUnavailableReason();
+    if (missing) return t.skip(`Jupyter not available: ${missing}`);
+    const notebook = writeNotebook("orphan", ["await new Promise((resolve) => setTimeout(resolve, 600_000));"]);
+    const tmp = path.join(box, "tmp-orphan");
+    fs.mkdirSync(tmp);
+    let kernelPid = 0;
+    let waiting: () => void = () => undefined;
+    const cellStarted = new Promise<void>((resolve) => (waiting = resolve));
+    const execution = executeNotebook({
+      notebook,
+      outputIpynb: path.join(box, "orphan.out.ipynb"),
+      profile: "smoke",
+      env: { TMPDIR: tmp },
+      onEvent: (e) => {
+        if (e.event === "kernel" && e.pid) kernelPid = e.pid;
+        if (e.event === "cell" && e.phase === "start" && e.index === 2) waiting();
+      },
+    });
+    await cellStarted;
+    assert.ok(kernelPid > 0 && running(kernelPid), "the kernel runs the long cell");
+    t.after(() => {
+      if (running(kernelPid)) process.kill(kernelPid, "SIGKILL");
+    });
+    process.kill(parentOf(kernelPid), "SIGKILL");
+    const result = await execution;
+    assert.notEqual(result.status, "ok");
+    // Before the fix the kernel never ends: the test's own timeout is the bound.
+    while (running(kernelPid)) await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.deepEqual(fs.readdirSync(tmp), [], "the socket folder is removed");
+  },
+);
