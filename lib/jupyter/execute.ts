@@ -155,9 +155,8 @@ export async function executeNotebook(opts: ExecuteOptions): Promise<ExecuteResu
   ];
   if (outputHtml) args.push("--html", outputHtml);
   if (opts.hideCode) args.push("--hide-code");
-  // The kernel's Unix sockets (execute_notebook.py says why): made here, so removed here even when
-  // the executor is killed before its own cleanup runs.
-  // A Unix socket's path holds at most 107 bytes: a deeper TMPDIR gives way to /tmp.
+  // The kernel's Unix sockets (execute_notebook.py says why), made here so that they are removed here
+  // even when the executor is killed first; a socket's path holds 107 bytes, so a deep TMPDIR gives way.
   const tmp = opts.env?.TMPDIR ?? os.tmpdir();
   const sockets = fs.mkdtempSync(path.join(tmp.length > 70 ? "/tmp" : tmp, "dblab-kernel-"));
   args.push("--sockets", sockets);
