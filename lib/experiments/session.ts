@@ -11,7 +11,7 @@ import { endInterruptible, InterruptedError, interruptSignal } from "../runtime/
 import { isInputError } from "../runtime/input-error";
 import { reapOrphans } from "../runtime/reaper";
 import { listRecords, ownRecords } from "../runtime/resource-registry";
-import { decideTarget, type TargetChoice } from "../targets/select";
+import { decideTarget, plannedTargetKind, type TargetChoice } from "../targets/select";
 import type { DockerEndpoint } from "../targets/docker/endpoint";
 import type {
   ConnectionInfo,
@@ -33,7 +33,15 @@ import { ServerSet, startOn, startServers, type StartedServers } from "./servers
 import { connect } from "../engines/postgres/connect";
 import { selectOneProbe } from "../workloads/statement-timing";
 import { cpuProbeSeconds, etaText, writeProbeSeconds, type Estimate } from "./eta";
-import { HostMonitor, rttJitter, sampleHost, type Quietness, type RttJitter } from "../results/quietness";
+import {
+  closeWindow,
+  HostMonitor,
+  openWindow,
+  rttJitter,
+  sampleHost,
+  type Quietness,
+  type RttJitter,
+} from "../results/quietness";
 import { errorMessage, extendMessage } from "../runtime/error-message";
 
 export interface RunControl {
@@ -209,7 +217,11 @@ class RunSession<C extends object> implements ExperimentSession<C> {
       await retryAbandonedStops();
     }
     const reaped = await reapOrphans();
-    const before = await sampleHost(1000);
+    // Servers that will be this process's children: "before" is read while they start, their work left out; others
+    // (a container, an external server) would count as other work, so there a second of the host before any start.
+    const ownTree = options.specs.every((s) => plannedTargetKind(s.engine, options.target) === "embedded");
+    const opened = openWindow(ownTree);
+    const idleBefore = ownTree ? undefined : await sampleHost(1000);
     const { notebook, params, control } = options;
     const store = RunStore.open<C>({ notebook, params, resumeId: control.resumeId });
     const reporter = progressReporter(options.title, modelLeft(options, store));
@@ -247,7 +259,10 @@ class RunSession<C extends object> implements ExperimentSession<C> {
         // A resumed run's earlier parts and one-off facts (a load its ETA reads) are kept, not overwritten.
         ...(store.earlierParts.length ? { earlierParts: store.earlierParts } : {}),
       };
-      const quietness: Quietness = { cpus: os.cpus().length, before, selectOneBefore: await selectOneJitter(servers) };
+      const selectOneBefore = await selectOneJitter(servers);
+      const inTree = servers.all().every((server) => server.description.kind === "embedded");
+      const before = idleBefore ?? (await closeWindow(inTree ? opened : { ...opened, own: undefined }, 1000));
+      const quietness: Quietness = { cpus: os.cpus().length, before, selectOneBefore };
       metadata.quietness = quietness;
       store.writeMetadata(metadata);
       const live = { quietness, serverSettings, descriptions };
@@ -306,7 +321,7 @@ class RunSession<C extends object> implements ExperimentSession<C> {
       const result = await withWatchdog(watchdog, () => work(this));
       this.signal.throwIfAborted();
       outcome = "finished";
-      const during = this.monitor.stop();
+      const during = this.monitor.stop(this.live.descriptions.every((d) => d.kind === "embedded"));
       this.metadata.quietness = { ...this.live.quietness, during, selectOneAfter: await selectOneJitter(this.servers) };
       this.writeMetadata();
       return result;

@@ -10,6 +10,8 @@ export interface CpuTimes {
   readonly total: number;
   readonly idle: number;
   readonly steal: number;
+  /** user + nice + system: what processes used, which their own /proc/<pid>/stat counts (not irq and softirq). */
+  readonly processes: number;
 }
 
 export function readCpuTimes(): CpuTimes | undefined {
@@ -18,7 +20,7 @@ export function readCpuTimes(): CpuTimes | undefined {
     // cpu  user nice system idle iowait irq softirq steal guest guest_nice
     const v = line.trim().split(/\s+/).slice(1).map(Number);
     const total = v.slice(0, 8).reduce((a, b) => a + b, 0);
-    return { total, idle: v[3] + v[4], steal: v[7] ?? 0 };
+    return { total, idle: v[3] + v[4], steal: v[7] ?? 0, processes: v[0] + v[1] + v[2] };
   } catch {
     return undefined; // not Linux: the report says the CPU figures were not measured
   }
@@ -28,16 +30,33 @@ export interface HostSample {
   readonly loadAverage1m: number;
   readonly stealShare?: number;
   readonly busyShare?: number;
+  /** Busy outside this run's process tree: other work on the host (where every server is in the tree). */
+  readonly otherBusyShare?: number;
   readonly seconds: number;
 }
 
-export function hostWindow(from: CpuTimes | undefined, to: CpuTimes | undefined, seconds: number): HostSample {
+/** `ownTicks`: what this run's process tree used over the window (processTreeTicks), when all its work is in it. */
+export function hostWindow(
+  from: CpuTimes | undefined,
+  to: CpuTimes | undefined,
+  seconds: number,
+  ownTicks?: number,
+): HostSample {
   const loadAverage1m = os.loadavg()[0];
   if (!from || !to || to.total <= from.total) return { loadAverage1m, seconds };
   const total = to.total - from.total;
   const steal = (to.steal - from.steal) / total;
   const idle = (to.idle - from.idle) / total;
-  return { loadAverage1m, stealShare: steal, busyShare: Math.max(0, 1 - idle - steal), seconds };
+  const busyShare = Math.max(0, 1 - idle - steal);
+  return {
+    loadAverage1m,
+    stealShare: steal,
+    busyShare,
+    ...(ownTicks === undefined
+      ? {}
+      : { otherBusyShare: Math.max(0, (to.processes - from.processes - ownTicks) / total) }),
+    seconds,
+  };
 }
 
 /** Before a run: the load without ours. */
@@ -45,6 +64,73 @@ export async function sampleHost(ms = 1000): Promise<HostSample> {
   const from = readCpuTimes();
   await new Promise((r) => setTimeout(r, ms));
   return hostWindow(from, readCpuTimes(), ms / 1000);
+}
+
+export interface OpenWindow {
+  readonly cpu: CpuTimes | undefined;
+  /** This process tree's ticks at the start; undefined when they are not asked for or cannot be read. */
+  readonly own: number | undefined;
+  readonly at: number;
+}
+
+/** `ownTree`: count this process tree's ticks, to leave them out of what the window calls other work. */
+export const openWindow = (ownTree: boolean): OpenWindow => ({
+  cpu: readCpuTimes(),
+  own: ownTree ? processTreeTicks() : undefined,
+  at: Date.now(),
+});
+
+/** The host over a window until now. */
+export function windowSample(w: OpenWindow): HostSample {
+  const own = w.own === undefined ? undefined : processTreeTicks();
+  const used = own === undefined || w.own === undefined ? undefined : Math.max(0, own - w.own);
+  return hostWindow(w.cpu, readCpuTimes(), (Date.now() - w.at) / 1000, used);
+}
+
+/** The host over a window at least `minMs` long (it waits out the rest): a shorter one counts too few ticks. */
+export async function closeWindow(w: OpenWindow, minMs: number): Promise<HostSample> {
+  const left = w.at + minMs - Date.now();
+  if (left > 0) await new Promise((r) => setTimeout(r, left));
+  return windowSample(w);
+}
+
+/**
+ * CPU ticks (USER_HZ, as /proc/stat counts) used by `root` and its live descendants, with the children each has
+ * reaped: a process that ends moves its ticks into its parent's, so the sum over a tree carries across exits (a
+ * backend the postmaster reaps, a postmaster this process reaps). Undefined off Linux or when `root` is gone.
+ */
+export function processTreeTicks(root: number = process.pid): number | undefined {
+  const stats = new Map<number, { ppid: number; ticks: number }>();
+  let pids: string[];
+  try {
+    pids = fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return undefined;
+  }
+  for (const pid of pids) {
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue; // it ended since the listing
+    }
+    // pid (comm) state ppid …: comm may hold spaces and parentheses, so from the last ")"; utime is field 14.
+    const f = stat
+      .slice(stat.lastIndexOf(")") + 2)
+      .split(" ")
+      .map(Number);
+    stats.set(Number(pid), { ppid: f[1], ticks: f[11] + f[12] + f[13] + f[14] });
+  }
+  if (!stats.has(root)) return undefined;
+  const children = new Map<number, number[]>();
+  for (const [pid, { ppid }] of stats) children.set(ppid, [...(children.get(ppid) ?? []), pid]);
+  let ticks = 0;
+  for (const queue = [root]; queue.length;) {
+    const pid = queue.pop() as number;
+    ticks += stats.get(pid)?.ticks ?? 0;
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return ticks;
 }
 
 export interface RttJitter {
@@ -71,8 +157,7 @@ export interface Quietness {
 }
 
 export class HostMonitor {
-  private readonly start = readCpuTimes();
-  private readonly t0 = Date.now();
+  private readonly window = openWindow(true);
   private maxLoad = os.loadavg()[0];
   private readonly timer: NodeJS.Timeout;
 
@@ -83,9 +168,10 @@ export class HostMonitor {
     this.timer.unref();
   }
 
-  stop(): Quietness["during"] {
+  /** `ownTree`: every server ran in this process's tree, so what the tree used is the run's own work. */
+  stop(ownTree = false): Quietness["during"] {
     clearInterval(this.timer);
-    const w = hostWindow(this.start, readCpuTimes(), (Date.now() - this.t0) / 1000);
+    const w = windowSample(ownTree ? this.window : { ...this.window, own: undefined });
     return { ...w, maxLoadAverage1m: Math.max(this.maxLoad, w.loadAverage1m) };
   }
 }
@@ -94,15 +180,20 @@ const pct = (x: number | undefined) => percent(x, 1);
 
 export function quietnessText(q: Quietness): string {
   const parts: string[] = [];
-  if (q.before) {
+  const b = q.before;
+  if (b) {
     parts.push(
-      `before: load ${q.before.loadAverage1m.toFixed(2)} on ${q.cpus} CPUs, busy ${pct(q.before.busyShare)}, steal ${pct(q.before.stealShare)}`,
+      b.otherBusyShare === undefined
+        ? `before: load ${b.loadAverage1m.toFixed(2)} on ${q.cpus} CPUs, busy ${pct(b.busyShare)}, steal ${pct(b.stealShare)}`
+        : `before (while the servers started): load ${b.loadAverage1m.toFixed(2)} on ${q.cpus} CPUs, ` +
+            `other work ${pct(b.otherBusyShare)}, steal ${pct(b.stealShare)}`,
     );
   }
   if (q.during) {
     parts.push(
       `during (the lab's own servers included): load up to ${q.during.maxLoadAverage1m.toFixed(2)}, ` +
-        `steal ${pct(q.during.stealShare)}`,
+        `steal ${pct(q.during.stealShare)}` +
+        (q.during.otherBusyShare === undefined ? "" : `, other work ${pct(q.during.otherBusyShare)}`),
     );
   }
   const j = (label: string, r: RttJitter | undefined) =>
@@ -113,10 +204,18 @@ export function quietnessText(q: Quietness): string {
   return parts.join(" · ");
 }
 
+/** A quarter of the CPUs: on 2 cores, half of one core busy with something else. */
+const OTHER_WORK_LIMIT = 0.25;
+
 export function disturbances(q: Quietness): string[] {
   const out: string[] = [];
-  if (q.before?.busyShare !== undefined && q.before.busyShare > 0.25) {
-    out.push(`other work used ${pct(q.before.busyShare)} of the CPUs before the run`);
+  const before = q.before?.otherBusyShare ?? q.before?.busyShare;
+  if (before !== undefined && before > OTHER_WORK_LIMIT) {
+    out.push(`other work used ${pct(before)} of the CPUs before the run`);
+  }
+  const during = q.during?.otherBusyShare;
+  if (during !== undefined && during > OTHER_WORK_LIMIT) {
+    out.push(`other work used ${pct(during)} of the CPUs during the run`);
   }
   if (q.during?.stealShare !== undefined && q.during.stealShare > 0.05) {
     out.push(`the hypervisor took ${pct(q.during.stealShare)} of the CPU time during the run`);
