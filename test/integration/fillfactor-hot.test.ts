@@ -88,6 +88,13 @@ test("a stored run opens as the run returned it: the same trials, summary and ve
   process.env.DBLAB_RESULTS_DIR = root;
   try {
     const run = await experiment.run(experiment.params("smoke", { target: "embedded" }), { profile: "smoke" });
+    // An embedded server is this process's child: other work is read while it starts and over the run.
+    const { quietness } = JSON.parse(fs.readFileSync(path.join(run.directory, "metadata.json"), "utf8")) as {
+      quietness: Record<"before" | "during", { otherBusyShare?: number; seconds: number }>;
+    };
+    for (const when of ["before", "during"] as const)
+      assert.ok((quietness[when].otherBusyShare ?? -1) >= 0, `${when}: ${JSON.stringify(quietness[when])}`);
+    assert.ok(quietness.before.seconds >= 1, "the window before the run is at least a second");
     const summary = experiment.summarise(run);
     const verdicts = (r: typeof run) =>
       experiment.claims(experiment.summarise(r), r).map((c) => [c.id, c.verdict, c.why]);
