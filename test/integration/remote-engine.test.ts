@@ -751,7 +751,6 @@ test(
     const remoteDocker = socketClient(r.socket);
     const volumes = async () => ((await remoteDocker.listVolumes()).Volumes ?? []).map((v) => v.Name).sort();
     const volumesBefore = await volumes();
-    const { loadRun } = await import("../../lib/experiments/round-trips/load");
     const { summarise } = await import("../../lib/experiments/round-trips/summarise");
     const { experiment } = await import("../../lib/experiments/round-trips");
     const { sshDockerConnection } = await import("../../lib/targets/docker/ssh-docker-host");
@@ -778,7 +777,7 @@ test(
     assert.equal(out.status, 0, out.stderr);
     const directory = /^DONE (.+)$/m.exec(out.stdout)?.[1];
     assert.ok(directory, out.stdout);
-    const run = loadRun(directory);
+    const run = experiment.open(directory);
     assert.equal(run.trials.length, 3);
     for (const trial of run.trials) {
       assert.equal(trial.status, "ok", `${trial.key}: ${trial.error ?? ""}`);
