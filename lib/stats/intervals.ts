@@ -77,6 +77,10 @@ export function intervalText(i: Interval, fmt: (x: number) => string): string {
   return `${fmt(i.estimate)} [${fmt(i.low)}–${fmt(i.high)}, ${intervalLabel(i)}]`;
 }
 
+/** "1.23 [1.10–1.40]", for a table cell whose caption names the interval; empty without one. */
+export const estimateAndRange = (i: Interval | undefined, digits = 2): string =>
+  i ? `${i.estimate.toFixed(digits)} [${i.low.toFixed(digits)}–${i.high.toFixed(digits)}]` : "";
+
 /** Modified z-score > 3.5, MAD floored at 2 % of the median: flagged, kept. */
 export const OUTLIER_RULE =
   "modified z-score 0.6745·|x − median| / MAD > 3.5 within the condition's trials (MAD floored at 2 % of the median)";

@@ -17,7 +17,7 @@ import { publishedFigures } from "../../results/reference";
 import { percent, shortCount } from "../../stats/format";
 import { groupBy } from "../../stats/summary";
 import { CLIENT_PATH } from "./claims";
-import { intervalLabel, OUTLIER_RULE } from "../../stats/intervals";
+import { estimateAndRange, intervalLabel, OUTLIER_RULE } from "../../stats/intervals";
 import { OPERATION_LABELS, OPERATIONS } from "./workload/operations";
 import { ENGINES } from "../../targets/engines";
 import { HEAP_FILLFACTOR } from "./workload/engine";
@@ -64,9 +64,7 @@ export function showSummaryTable(summaries: readonly ConditionSummary[]): void {
     interval: s.ratioInterval
       ? `${s.ratioInterval.low.toFixed(2)}–${s.ratioInterval.high.toFixed(2)} (${intervalLabel(s.ratioInterval)})`
       : "",
-    "server-time ratio": s.serverRatioInterval
-      ? `${s.serverRatioInterval.estimate.toFixed(2)} [${s.serverRatioInterval.low.toFixed(2)}–${s.serverRatioInterval.high.toFixed(2)}]`
-      : "",
+    "server-time ratio": estimateAndRange(s.serverRatioInterval),
     flagged: flaggedCell(s, "repeat", "checkpoint/autovacuum"),
   }));
   showTable(rows, {

@@ -3,7 +3,7 @@ import { escapeHtml, noteHtml, show } from "../../display/output";
 import { COLOR, plot } from "../../display/plotly";
 import { showTable, type Row } from "../../display/table";
 import type { ClaimCheck } from "../../stats/claims";
-import { intervalLabel, OUTLIER_RULE, type Interval } from "../../stats/intervals";
+import { estimateAndRange, intervalLabel, OUTLIER_RULE } from "../../stats/intervals";
 import { groupBy } from "../../stats/summary";
 import { STANDBY_PURPOSE, type CalibrationRecord } from "./workload/links";
 import { CASE_INFO } from "./workload/cases";
@@ -12,9 +12,6 @@ import type { RoundTripsRun } from "./summarise";
 import { seedCommitMs, seedValue, SEED_LABELS, SEED_SELECT1_TOTAL_S, type SeedCondition } from "./seed";
 import { ENVIRONMENT_INFO } from "./workload/environments";
 import { findEnvironment, selectOne, type EnvironmentSummary, type RoundTripsSummary } from "./summarise";
-
-const span = (i: Interval | undefined, d = 2) =>
-  i ? `${i.estimate.toFixed(d)} [${i.low.toFixed(d)}–${i.high.toFixed(d)}]` : "";
 
 const r = (x: number | undefined | null, d = 3): number | undefined =>
   x === undefined || x === null || !Number.isFinite(x) ? undefined : Number(x.toFixed(d));
@@ -120,9 +117,9 @@ export function showAutocommitTable(s: RoundTripsSummary): void {
       "ours a. s/10,000": r(auto.secondsPer10k),
       "ours b. s/10,000": r(one.secondsPer10k),
       "ours a − b s/10,000": r(auto.secondsPer10k - one.secondsPer10k),
-      "a / b, paired per repeat": span(e.ratio),
+      "a / b, paired per repeat": estimateAndRange(e.ratio),
       "interval is": e.ratio ? intervalLabel(e.ratio) : "",
-      "a / b on median statement time": span(e.statementRatio),
+      "a / b on median statement time": estimateAndRange(e.statementRatio),
       "flagged repeats": [...new Set(flagged)].join(", "),
     };
   });
@@ -149,7 +146,7 @@ export function showCommitTable(s: RoundTripsSummary): void {
         "seed (a − b)/N ms": seed ? r(seedCommitMs(seed)) : undefined,
         "seed Aurora commit-latency counter / N ms": aurora !== undefined ? r((aurora * 1000) / 10_000) : undefined,
         "ours (a − b)/N ms": r(e.commitMs),
-        "ours paired per repeat [interval]": span(e.commitInterval, 3),
+        "ours paired per repeat [interval]": estimateAndRange(e.commitInterval, 3),
         "prepared (a − b)/N ms": r(e.preparedCommitMs),
         "WAL syncs / commit": r(e.walSyncsPerCommit, 2),
         "local WAL flush ms / sync": r(e.walSyncMsPerCommit),
