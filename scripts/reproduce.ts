@@ -25,6 +25,7 @@ import { findExperiment, EXPERIMENTS } from "../lib/experiments/registry";
 import type { RegisteredExperiment } from "../lib/experiments/contract";
 import { checkProfile, PROFILES, type ProfileName } from "../lib/params/profiles";
 import { etaText, withOutside } from "../lib/experiments/eta";
+import { busyHostNote, closeWindow, openWindow } from "../lib/results/quietness";
 import { durationText } from "../lib/stats/format";
 import { planText } from "../lib/stats/claims";
 import { checkDiskNeed, DiskSpaceError, type DiskNeed } from "../lib/targets/disk-need";
@@ -584,7 +585,11 @@ async function main(): Promise<number> {
       return 0;
     }
     planned = plan(opts, root);
+    // The ETAs are a quiet machine's: other work now is read over their probes (this process left out).
+    const host = openWindow(true);
     for (const line of etaLines(planned, etas)) console.log(line);
+    const busy = busyHostNote(await closeWindow(host, 500));
+    if (busy) console.log(busy);
     // Before any kernel or server starts: the largest notebook's data must fit the embedded data
     // directory (notebooks run one at a time, each removing its server's directory at its end).
     try {

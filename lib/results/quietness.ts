@@ -207,6 +207,15 @@ export function quietnessText(q: Quietness): string {
 /** A quarter of the CPUs: on 2 cores, half of one core busy with something else. */
 const OTHER_WORK_LIMIT = 0.25;
 
+/** Said under the ETAs when other work is busy as they are printed: they are a quiet machine's times. */
+export function busyHostNote(s: HostSample): string | undefined {
+  const other = s.otherBusyShare ?? s.busyShare;
+  return other !== undefined && other > OTHER_WORK_LIMIT
+    ? `note: other work is using ${pct(other)} of the CPUs now; the ETAs above are for a machine with nothing else ` +
+        "running, so these notebooks will likely take longer"
+    : undefined;
+}
+
 export function disturbances(q: Quietness): string[] {
   const out: string[] = [];
   const before = q.before?.otherBusyShare ?? q.before?.busyShare;

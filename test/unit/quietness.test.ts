@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import os from "node:os";
 import {
+  busyHostNote,
   closeWindow,
   disturbances,
   hostWindow,
@@ -84,4 +85,17 @@ test("a process outside the tree is other work; this tree's own work is not", { 
   // 50 ticks spun outside the tree: other work holds at least most of them, whatever this tree did meanwhile.
   assert.ok(sample.otherBusyShare * ticks >= 40, `other work ${sample.otherBusyShare} of ${ticks} ticks`);
   assert.equal((await closeWindow(openWindow(false), 0)).otherBusyShare, undefined);
+});
+
+test("busyHostNote: said above a quarter of the CPUs of other work, this run's own work left out", () => {
+  const at = (busyShare: number, otherBusyShare?: number) => ({
+    loadAverage1m: 1,
+    busyShare,
+    otherBusyShare,
+    seconds: 1,
+  });
+  assert.equal(busyHostNote(at(0.9, 0.25)), undefined, "the ETA's own probes are not other work");
+  assert.match(busyHostNote(at(0.3, 0.26)) ?? "", /^note: other work is using 26\.0 % of the CPUs now; the ETAs above/);
+  assert.equal(busyHostNote(at(0.25)), undefined);
+  assert.match(busyHostNote(at(0.26)) ?? "", /26\.0 %/);
 });
