@@ -25,7 +25,14 @@ import { findExperiment, EXPERIMENTS } from "../lib/experiments/registry";
 import type { RegisteredExperiment } from "../lib/experiments/contract";
 import { checkProfile, PROFILES, type ProfileName } from "../lib/params/profiles";
 import { etaText, withOutside } from "../lib/experiments/eta";
-import { busyHostNote, closeWindow, openWindow } from "../lib/results/quietness";
+import {
+  busyHostNote,
+  closeWindow,
+  openWindow,
+  otherWorkCell,
+  OWN_TREE_ROOT_ENV,
+  type Quietness,
+} from "../lib/results/quietness";
 import { durationText } from "../lib/stats/format";
 import { planText } from "../lib/stats/claims";
 import { checkDiskNeed, DiskSpaceError, type DiskNeed } from "../lib/targets/disk-need";
@@ -384,6 +391,8 @@ interface RunRecord {
   resumeWith?: string;
   /** Where its wall time went, and its ETA ÷ wall (written to its run's time.json). */
   time?: TimeAccount;
+  /** Its run's quietness: how much other work shared the machine with it. */
+  quietness?: Quietness;
 }
 
 /** The resume line of a notebook's stored run (the resumed one, or the one this run made). */
@@ -496,6 +505,7 @@ function printSummary(records: RunRecord[], startedMs: number): void {
       status: statusOf(r),
       duration: r.result ? spent(r.result.durationMs) : "—",
       ...accountCells(r.time),
+      other: r.result ? otherWorkCell(r.quietness) : "—",
     })),
     {
       notebook: "total, notebooks",
@@ -504,16 +514,25 @@ function printSummary(records: RunRecord[], startedMs: number): void {
       eta: "",
       measured:
         notebookMs > 0 && records.some((r) => r.time) ? `${Math.round((100 * timed) / (notebookMs / 1000))} %` : "",
+      other: "",
     },
-    { notebook: "total, the command", status: "", duration: spent(Date.now() - startedMs), eta: "", measured: "" },
+    {
+      notebook: "total, the command",
+      status: "",
+      duration: spent(Date.now() - startedMs),
+      eta: "",
+      measured: "",
+      other: "",
+    },
   ];
-  const cols = ["notebook", "status", "duration", "eta", "measured"] as const;
+  const cols = ["notebook", "status", "duration", "eta", "measured", "other"] as const;
   const head = {
     notebook: "notebook",
     status: "status",
     duration: "duration",
     eta: "ETA ÷ wall",
     measured: "measured",
+    other: "other work",
   };
   const width = Object.fromEntries(
     cols.map((c) => [c, Math.max(head[c].length, ...table.map((t) => t[c].length))]),
@@ -528,7 +547,10 @@ function printSummary(records: RunRecord[], startedMs: number): void {
   for (const t of table) console.log(line(t));
   const accounted = records.filter((r) => r.time);
   if (!accounted.length) return;
-  console.log("\nmeasured: the trials' timed seconds ÷ the notebook's wall; the rest of each wall:");
+  console.log(
+    "\nother work: the CPUs' share the host's other processes used during the run (its report's quietness line)",
+  );
+  console.log("measured: the trials' timed seconds ÷ the notebook's wall; the rest of each wall:");
   for (const r of accounted) if (r.time) console.log(`  ${r.planned.name}: ${restText(r.time)}`);
 }
 
@@ -710,6 +732,7 @@ async function main(): Promise<number> {
           DBLAB_RESULTS_DIR: resultsDir,
           DBLAB_IN_KERNEL: "1",
           DBLAB_PROGRESS_FILE: progressFile,
+          [OWN_TREE_ROOT_ENV]: String(process.pid),
           ...(resume ? { [RESUME_ENV]: resume.runId } : {}),
           ...(reopen ? { [REOPEN_ENV]: reopen.runId } : {}),
         },
@@ -739,6 +762,7 @@ async function main(): Promise<number> {
     const stored = reopen ? undefined : runFor(resultsDir, runId, record.planned);
     for (const line of noteLines(stored)) console.log(`[${name}]${line}`);
     if (res && stored && stored.state !== "removed") {
+      record.quietness = stored.metadata?.quietness;
       record.time = accountTime(
         stored.trials as unknown as Record<string, unknown>[],
         notebookStarted,

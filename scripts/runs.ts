@@ -6,6 +6,7 @@
  */
 import { listRuns, type StoredRun } from "../lib/results/stored-runs";
 import { accountCells, restText, type TimeAccount } from "../lib/results/time-account";
+import { otherWorkCell } from "../lib/results/quietness";
 import { textTable } from "../lib/compare/format";
 import { resultsRoot } from "../lib/results/run-store";
 import { has, lastValue, noPositionals, readCommandArgs, refuse, UsageError } from "./cli-args";
@@ -27,6 +28,7 @@ function row(r: StoredRun): string[] {
     `${l.trials.ok} / ${l.trials.failed}`,
     accountCells(r.time).eta,
     accountCells(r.time).measured,
+    otherWorkCell(r.metadata?.quietness),
     verdicts,
     l.state === "finished" ? "finished" : `${l.state}: ${l.stateWhy}`,
   ];
@@ -89,6 +91,8 @@ export interface RunListing {
   readonly etaRatio: number | null;
   /** Its trials' timed seconds ÷ its wall; null: not recorded. */
   readonly measuredShare: number | null;
+  /** The CPUs' share other work used during the run; null: not measured (a server outside the lab's processes). */
+  readonly otherWorkShare: number | null;
   /** Its whole time account (with --time); null: not recorded. */
   readonly time?: TimeAccount | null;
 }
@@ -114,6 +118,7 @@ export function listing(r: StoredRun): RunListing {
     problems: r.problems,
     etaRatio: r.time?.etaRatio ?? null,
     measuredShare: r.time?.measuredShare ?? null,
+    otherWorkShare: m?.quietness?.during?.otherBusyShare ?? null,
   };
 }
 
@@ -155,6 +160,7 @@ function main(): number {
     "trials ok / failed",
     "ETA ÷ wall",
     "measured",
+    "other work",
     "verdicts",
     "state",
   ];

@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import { percent } from "../stats/format";
+import { readParentPid } from "./run-queue";
 
 export interface CpuTimes {
   readonly total: number;
@@ -73,16 +74,30 @@ export interface OpenWindow {
   readonly at: number;
 }
 
+/**
+ * `npm run reproduce` names itself here to the kernels it starts, so its notebook executor counts as the run's own
+ * work; it runs one notebook at a time. Taken only from an ancestor of this process: elsewhere this process's tree.
+ */
+export const OWN_TREE_ROOT_ENV = "DBLAB_OWN_TREE_ROOT";
+
+export function ownTreeRoot(): number {
+  const named = Number(process.env[OWN_TREE_ROOT_ENV]);
+  if (!Number.isInteger(named) || named <= 1) return process.pid;
+  for (let pid: number | undefined = process.pid; pid !== undefined && pid > 1; pid = readParentPid(pid))
+    if (pid === named) return named;
+  return process.pid;
+}
+
 /** `ownTree`: count this process tree's ticks, to leave them out of what the window calls other work. */
 export const openWindow = (ownTree: boolean): OpenWindow => ({
   cpu: readCpuTimes(),
-  own: ownTree ? processTreeTicks() : undefined,
+  own: ownTree ? processTreeTicks(ownTreeRoot()) : undefined,
   at: Date.now(),
 });
 
 /** The host over a window until now. */
 export function windowSample(w: OpenWindow): HostSample {
-  const own = w.own === undefined ? undefined : processTreeTicks();
+  const own = w.own === undefined ? undefined : processTreeTicks(ownTreeRoot());
   const used = own === undefined || w.own === undefined ? undefined : Math.max(0, own - w.own);
   return hostWindow(w.cpu, readCpuTimes(), (Date.now() - w.at) / 1000, used);
 }
@@ -206,6 +221,9 @@ export function quietnessText(q: Quietness): string {
 
 /** A quarter of the CPUs: on 2 cores, half of one core busy with something else. */
 const OTHER_WORK_LIMIT = 0.25;
+
+/** A closing table's cell: the CPUs' share other work used during the run; "—" where it was not measured. */
+export const otherWorkCell = (q: Quietness | undefined): string => percent(q?.during?.otherBusyShare, 0, "—");
 
 /** Said under the ETAs when other work is busy as they are printed: they are a quiet machine's times. */
 export function busyHostNote(s: HostSample): string | undefined {

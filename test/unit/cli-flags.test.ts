@@ -207,6 +207,19 @@ test("runs --format json: one object per run, newest first, with the table's col
   const timedJson = JSON.parse(run("scripts/runs.js", ["--format", "json", "--time"], s.env).stdout) as RunListing[];
   assert.equal(timedJson[0].time?.measuredShare, 0.6);
   assert.equal(timedJson[1].time, null);
+  // Other work during the run, from its quietness; a run that did not measure it has none.
+  const metaFile = path.join(s.results, "20261130T100000Z-bbbbbb", "metadata.json");
+  const meta = JSON.parse(fs.readFileSync(metaFile, "utf8")) as Record<string, unknown>;
+  const during = { loadAverage1m: 3, busyShare: 0.9, otherBusyShare: 0.42, seconds: 10, maxLoadAverage1m: 3 };
+  fs.writeFileSync(metaFile, JSON.stringify({ ...meta, quietness: { cpus: 2, during } }));
+  const other = JSON.parse(run("scripts/runs.js", ["--format", "json"], s.env).stdout) as RunListing[];
+  assert.deepEqual(
+    other.map((r) => r.otherWorkShare),
+    [0.42, null],
+  );
+  const text = run("scripts/runs.js", [], s.env).stdout;
+  assert.match(text, /other work/);
+  assert.match(text, /20261130T100000Z-bbbbbb .* 42 % /);
   const bad = run("scripts/runs.js", ["--format", "xml"], s.env);
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /--format must be text or json, got "xml"/);

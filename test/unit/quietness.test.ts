@@ -9,6 +9,8 @@ import {
   disturbances,
   hostWindow,
   openWindow,
+  OWN_TREE_ROOT_ENV,
+  ownTreeRoot,
   processTreeTicks,
   quietnessText,
   type CpuTimes,
@@ -98,4 +100,25 @@ test("busyHostNote: said above a quarter of the CPUs of other work, this run's o
   assert.match(busyHostNote(at(0.3, 0.26)) ?? "", /^note: other work is using 26\.0 % of the CPUs now; the ETAs above/);
   assert.equal(busyHostNote(at(0.25)), undefined);
   assert.match(busyHostNote(at(0.26)) ?? "", /26\.0 %/);
+});
+
+test("ownTreeRoot: the named process only when it is an ancestor of this one", { skip: !linux }, () => {
+  const saved = process.env[OWN_TREE_ROOT_ENV];
+  try {
+    delete process.env[OWN_TREE_ROOT_ENV];
+    assert.equal(ownTreeRoot(), process.pid);
+    process.env[OWN_TREE_ROOT_ENV] = String(process.ppid);
+    assert.equal(ownTreeRoot(), process.ppid);
+    const child = spawn("sleep", ["5"]);
+    process.env[OWN_TREE_ROOT_ENV] = String(child.pid);
+    assert.equal(ownTreeRoot(), process.pid, "a child is not an ancestor");
+    child.kill();
+    for (const bad of ["1", "0", "x", String(2 ** 30)]) {
+      process.env[OWN_TREE_ROOT_ENV] = bad;
+      assert.equal(ownTreeRoot(), process.pid, bad);
+    }
+  } finally {
+    if (saved === undefined) delete process.env[OWN_TREE_ROOT_ENV];
+    else process.env[OWN_TREE_ROOT_ENV] = saved;
+  }
 });
