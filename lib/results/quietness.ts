@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import { percent } from "../stats/format";
-import { readParentPid } from "./run-queue";
+import { readParentPid, readStatFields } from "./run-queue";
 
 export interface CpuTimes {
   readonly total: number;
@@ -123,22 +123,18 @@ export function processTreeTicks(root: number = process.pid): number | undefined
     return undefined;
   }
   for (const pid of pids) {
-    let stat: string;
-    try {
-      stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    } catch {
-      continue; // it ended since the listing
-    }
-    // pid (comm) state ppid …: comm may hold spaces and parentheses, so from the last ")"; utime is field 14.
-    const f = stat
-      .slice(stat.lastIndexOf(")") + 2)
-      .split(" ")
-      .map(Number);
+    const f = readStatFields(pid)?.map(Number);
+    if (!f) continue; // it ended since the listing
+    // From the third field: ppid is the fourth, utime, stime, cutime and cstime the 14th to 17th.
     stats.set(Number(pid), { ppid: f[1], ticks: f[11] + f[12] + f[13] + f[14] });
   }
   if (!stats.has(root)) return undefined;
   const children = new Map<number, number[]>();
-  for (const [pid, { ppid }] of stats) children.set(ppid, [...(children.get(ppid) ?? []), pid]);
+  for (const [pid, { ppid }] of stats) {
+    const siblings = children.get(ppid);
+    if (siblings) siblings.push(pid);
+    else children.set(ppid, [pid]);
+  }
   let ticks = 0;
   for (const queue = [root]; queue.length;) {
     const pid = queue.pop() as number;

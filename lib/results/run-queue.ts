@@ -30,10 +30,14 @@ export function readSchedStat(pid: number): SchedStat | undefined {
 export const readCommandLine = (pid: number): string | undefined =>
   read(`/proc/${pid}/cmdline`)?.replace(/\0/g, " ").trim();
 
-export function readParentPid(pid: number): number | undefined {
-  // pid (comm) state ppid …: comm may hold spaces and parentheses, so from the last ")".
+/** /proc/<pid>/stat from its third field (state, ppid, …): comm may hold spaces and ")", so after the last ")". */
+export function readStatFields(pid: number | string): string[] | undefined {
   const stat = read(`/proc/${pid}/stat`);
-  const ppid = stat ? Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) : NaN;
+  return stat?.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
+export function readParentPid(pid: number): number | undefined {
+  const ppid = Number(readStatFields(pid)?.[1]);
   return Number.isInteger(ppid) ? ppid : undefined;
 }
 
